@@ -1,0 +1,2 @@
+/* cli.c */
+#include "cli.h"

@@ -1,0 +1,2 @@
+#include <stdio.h>
+int main(void) { fputs("not written yet\n", stderr); return 1; }

@@ -1,0 +1,2 @@
+/* synth.c */
+#include "synth.h"

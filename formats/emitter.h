@@ -1,0 +1,2 @@
+/* emitter.h: placeholder, replaced below */
+#include "dtconsume.h"

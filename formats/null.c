@@ -1,0 +1,2 @@
+/* not written yet */
+#include "emitter.h"

@@ -1,0 +1,2 @@
+/* agg.c: not written yet */
+#include "dtc_private.h"

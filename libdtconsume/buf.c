@@ -1,0 +1,2 @@
+/* buf.c: not written yet */
+#include "dtc_private.h"

@@ -1,0 +1,2 @@
+/* consume.c: not written yet */
+#include "dtc_private.h"

@@ -1,0 +1,2 @@
+/* container.c: not written yet */
+#include "dtc_private.h"

@@ -1,0 +1,349 @@
+/*
+ * dtc_private.h - structures shared between the library's files.
+ * Never installed.  Helpers shared between files are dtcp_*; everything
+ * else is static in its file.
+ *
+ * Layering (one way): container -> meta -> walker/record -> agg, printf
+ * -> order/consume.  formats/ and cmd/ see only dtconsume.h (cmd/dtsnap
+ * also uses the container and writer through this header).
+ */
+#ifndef DTC_PRIVATE_H
+#define DTC_PRIVATE_H
+
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dtconsume.h"
+
+/* Bounds on untrusted numbers: nothing is allocated past these. */
+#define DTCP_MAX_ID        (1u << 24)   /* epid, probe id, aggid, format id */
+#define DTCP_MAX_RECS      65536        /* recdescs in one eprobe/agg */
+#define DTCP_MAX_RECSIZE   (1u << 28)   /* one record / one buffer entry */
+#define DTCP_MAX_NODES     (1u << 26)   /* CBOR nodes in one item */
+#define DTCP_MAX_DEPTH     64           /* CBOR nesting */
+#define DTCP_MAX_ITEM      ((size_t)1 << 32) /* one container item */
+
+/* ------------------------------------------------------------------ */
+/* error.c                                                             */
+/* ------------------------------------------------------------------ */
+
+/* Set err (unless NULL or already set). item/offset/cpu -1 when unknown. */
+void dtcp_error_set(dtc_error *err, int code, const char *source,
+    long long item, long long offset, int cpu, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
+void dtcp_error_vset(dtc_error *err, int code, const char *source,
+    long long item, long long offset, int cpu, const char *fmt, va_list ap);
+
+/* ------------------------------------------------------------------ */
+/* Byte order                                                          */
+/* ------------------------------------------------------------------ */
+
+static inline uint16_t
+dtcp_ld16(const uint8_t *p, int swap)
+{
+	uint16_t v;
+	memcpy(&v, p, 2);
+	return swap ? __builtin_bswap16(v) : v;
+}
+static inline uint32_t
+dtcp_ld32(const uint8_t *p, int swap)
+{
+	uint32_t v;
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+static inline uint64_t
+dtcp_ld64(const uint8_t *p, int swap)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+static inline void
+dtcp_st64(uint8_t *p, uint64_t v, int swap)
+{
+	if (swap)
+		v = __builtin_bswap64(v);
+	memcpy(p, &v, 8);
+}
+static inline void
+dtcp_st32(uint8_t *p, uint32_t v, int swap)
+{
+	if (swap)
+		v = __builtin_bswap32(v);
+	memcpy(p, &v, 4);
+}
+/* An unsigned integer of size 1, 2, 4 or 8. */
+static inline uint64_t
+dtcp_ldsz(const uint8_t *p, uint32_t size, int swap)
+{
+	switch (size) {
+	case 1: return p[0];
+	case 2: return dtcp_ld16(p, swap);
+	case 4: return dtcp_ld32(p, swap);
+	case 8: return dtcp_ld64(p, swap);
+	}
+	return 0;
+}
+/* 1 when the host is big-endian */
+static inline int
+dtcp_host_big(void)
+{
+	const uint16_t one = 1;
+	return *(const uint8_t *)&one == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* container.c: the CBOR-sequence container                            */
+/* ------------------------------------------------------------------ */
+
+enum dtcp_ntype {
+	DTCP_N_UINT = 1,   /* u */
+	DTCP_N_NEGINT,     /* value is -1 - u */
+	DTCP_N_BYTES,      /* ptr, len (definite strings only; in place) */
+	DTCP_N_TEXT,       /* ptr, len (not NUL-terminated) */
+	DTCP_N_ARRAY,      /* count elements follow */
+	DTCP_N_MAP,        /* count pairs (2*count subtrees) follow */
+	DTCP_N_BOOL,       /* u = 0/1 */
+	DTCP_N_NULL,
+	DTCP_N_UNDEF,
+	DTCP_N_FLOAT,      /* f */
+	DTCP_N_TAG         /* u = tag; one subtree follows */
+};
+
+/* One CBOR data item header, in preorder. */
+typedef struct dtcp_node {
+	uint8_t type;       /* enum dtcp_ntype */
+	uint32_t count;     /* ARRAY: elements; MAP: pairs */
+	uint32_t span;      /* nodes in this subtree, itself included */
+	uint64_t u;
+	double f;
+	const uint8_t *ptr;
+	size_t len;
+	size_t offset;      /* byte offset of this node's header in the file */
+} dtcp_node;
+
+/* One container item (a top-level CBOR map). Valid until the next
+ * dtcp_container_next(), unless the container is stable (mmap/memory). */
+typedef struct dtcp_item {
+	long long index;     /* 0 = the header */
+	size_t offset;       /* byte offset of the item in the file */
+	size_t size;         /* bytes */
+	const dtcp_node *nodes; /* nodes[0] is the item's map */
+	size_t nnodes;
+	const char *kind;    /* the "t" value, NUL-terminated copy */
+} dtcp_item;
+
+typedef struct dtcp_container dtcp_container;
+
+/* source: name for messages. The memory variant uses buf in place. */
+dtcp_container *dtcp_container_open_file(const char *path, dtc_error *err);
+dtcp_container *dtcp_container_open_fd(int fd, const char *name,
+    dtc_error *err);
+dtcp_container *dtcp_container_open_memory(const void *buf, size_t len,
+    const char *name, dtc_error *err);
+void dtcp_container_close(dtcp_container *c);
+const char *dtcp_container_source(const dtcp_container *c);
+/* 1 when item bytes stay valid until close (mmap or memory input). */
+int dtcp_container_stable(const dtcp_container *c);
+/*
+ * Next item. DTC_OK with *item filled; DTC_EOF at a clean end; DTC_WARN
+ * for an item skipped (not a map, no "t", ...: err says which, call again);
+ * DTC_FATAL for a truncated last item ("capture cut short at byte N") or
+ * undecodable bytes (nothing after them can be found).
+ */
+int dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err);
+
+/* Lookups inside an item. */
+const dtcp_node *dtcp_map_get(const dtcp_node *map, const char *key);
+/* The i-th element of an array (NULL past the end). O(i). */
+const dtcp_node *dtcp_array_at(const dtcp_node *arr, uint32_t i);
+/* The first child of an array/map, then step with dtcp_next_sibling. */
+static inline const dtcp_node *dtcp_first_child(const dtcp_node *n)
+{ return n + 1; }
+static inline const dtcp_node *dtcp_next_sibling(const dtcp_node *n)
+{ return n + n->span; }
+
+/*
+ * Typed getters: DTC_OK, or (missing and !required) DTC_EOF leaving *out
+ * alone, or DTC_FAILED with err naming the item, key and offset
+ * (DTC_E_MISSINGKEY / DTC_E_KEYTYPE).
+ */
+int dtcp_get_u64(const dtcp_container *c, const dtcp_item *it,
+    const dtcp_node *map, const char *key, int required, uint64_t *out,
+    dtc_error *err);
+int dtcp_get_i64(const dtcp_container *c, const dtcp_item *it,
+    const dtcp_node *map, const char *key, int required, int64_t *out,
+    dtc_error *err);
+/* text: pointer into the input and its length (not NUL-terminated) */
+int dtcp_get_text(const dtcp_container *c, const dtcp_item *it,
+    const dtcp_node *map, const char *key, int required, const char **s,
+    size_t *len, dtc_error *err);
+int dtcp_get_bytes(const dtcp_container *c, const dtcp_item *it,
+    const dtcp_node *map, const char *key, int required,
+    const uint8_t **p, size_t *len, dtc_error *err);
+/* node of a given type (DTCP_N_ARRAY / DTCP_N_MAP) */
+int dtcp_get_node(const dtcp_container *c, const dtcp_item *it,
+    const dtcp_node *map, const char *key, int type, int required,
+    const dtcp_node **out, dtc_error *err);
+
+/* ------------------------------------------------------------------ */
+/* options.c                                                           */
+/* ------------------------------------------------------------------ */
+
+enum dtcp_opt {
+	DTCP_OPT_QUIET, DTCP_OPT_FLOWINDENT, DTCP_OPT_STRSIZE,
+	DTCP_OPT_TEMPORAL, DTCP_OPT_AGGSORTKEY, DTCP_OPT_AGGSORTREV,
+	DTCP_OPT_AGGSORTPOS, DTCP_OPT_AGGSORTKEYPOS, DTCP_OPT_STACKINDENT,
+	DTCP_OPT_RAWBYTES, DTCP_OPT_AGGPACK, DTCP_OPT_AGGHIST,
+	DTCP_OPT_AGGZOOM, DTCP_OPT_DROPTAGS, DTCP_OPT_BUFPOLICY,
+	DTCP_OPT_STACKFRAMES, DTCP_OPT_USTACKFRAMES, DTCP_OPT_JSTACKFRAMES,
+	DTCP_OPT_JSTACKSTRSIZE, DTCP_OPT_ENCODING, DTCP_OPT_DESTRUCTIVE,
+	DTCP_OPT_TESTING,
+	DTCP_OPT_COUNT
+};
+
+/* Option values as libdtrace keeps them: int64, DTC_OPT_UNSET when unset. */
+typedef struct dtcp_options {
+	int64_t v[DTCP_OPT_COUNT];
+	char encoding[16];       /* "", "ascii", "utf8" */
+	unsigned char pinned[DTCP_OPT_COUNT]; /* set by the user: capture may not change */
+} dtcp_options;
+
+void dtcp_options_init(dtcp_options *o);
+/* name as in dtrace -x; value NULL = set. Unknown but valid dtrace options
+ * (bufsize, ...) are accepted and ignored; DTC_FAILED for a bad value. */
+int dtcp_options_set(dtcp_options *o, const char *name, const char *value,
+    int pin, char *why, size_t whylen);
+int dtcp_options_lookup(const char *name); /* enum dtcp_opt or -1 */
+static inline int dtcp_opt_isset(const dtcp_options *o, int opt)
+{ return o->v[opt] != DTC_OPT_UNSET; }
+
+/* ------------------------------------------------------------------ */
+/* meta.c: metadata tables by id                                       */
+/* ------------------------------------------------------------------ */
+
+/* A map from a 32-bit id to a pointer (open addressing). */
+typedef struct dtcp_idmap {
+	uint32_t *keys;
+	void **vals;
+	size_t cap, n;
+} dtcp_idmap;
+void *dtcp_idmap_get(const dtcp_idmap *m, uint32_t id);
+int dtcp_idmap_put(dtcp_idmap *m, uint32_t id, void *val); /* -1: nomem */
+void dtcp_idmap_free(dtcp_idmap *m);
+
+/* A simple bump arena for metadata that lives as long as the reader. */
+typedef struct dtcp_arena {
+	struct dtcp_arena_chunk *head;
+} dtcp_arena;
+void *dtcp_arena_alloc(dtcp_arena *a, size_t n);
+char *dtcp_arena_strndup(dtcp_arena *a, const char *s, size_t n);
+void dtcp_arena_free(dtcp_arena *a);
+
+typedef struct dtcp_ksym {
+	uint64_t addr, size;
+	const char *module, *name;
+} dtcp_ksym;
+typedef struct dtcp_umap {
+	uint64_t start, end;
+	const char *path;     /* full path; printed as its basename */
+	size_t nsyms;
+	dtcp_ksym *syms;      /* sorted by addr; module unused */
+} dtcp_umap;
+typedef struct dtcp_proc {
+	uint64_t pid;
+	const char *execname;
+	size_t nmaps;
+	dtcp_umap *maps;      /* sorted by start */
+} dtcp_proc;
+
+typedef struct dtcp_meta {
+	dtcp_arena arena;
+	dtcp_idmap probes;    /* id -> dtc_probedesc */
+	dtcp_idmap eprobes;   /* epid -> dtc_eprobedesc */
+	dtcp_idmap aggs;      /* aggid -> dtc_aggdesc */
+	dtcp_idmap formats;   /* id -> dtc_format (compiled) */
+	uint32_t maxaggid;
+	dtcp_ksym *ksyms;     /* sorted by addr */
+	size_t nksyms;
+	dtcp_proc *procs;
+	size_t nprocs;
+	int have_clock;
+	uint64_t clock_hrtime, clock_walltime;
+} dtcp_meta;
+
+/* ------------------------------------------------------------------ */
+/* record.c: recdesc + bytes -> typed value                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Decode one record (not printf groups: the caller groups those).
+ * data points at the record's bytes (rd->size of them, already bounds
+ * checked). Sets every field of *v that applies.
+ */
+void dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data,
+    uint32_t size, int swap, dtc_value *v);
+
+/* ------------------------------------------------------------------ */
+/* printf.c: the printf engine                                         */
+/* ------------------------------------------------------------------ */
+
+/* Parse a (pickled) format once. illumos selects illumos %d/%i rules. */
+dtc_format *dtcp_format_compile(const char *s, size_t len, int illumos,
+    dtc_error *err);
+void dtcp_format_free(dtc_format *f);
+/* Records a printf of this format consumes (at least 1). */
+uint32_t dtcp_format_nrecs(const dtc_format *f);
+
+/* ------------------------------------------------------------------ */
+/* agg.c: the aggregation engine                                       */
+/* ------------------------------------------------------------------ */
+
+typedef struct dtcp_aggstate dtcp_aggstate;
+
+dtcp_aggstate *dtcp_agg_new(void);
+void dtcp_agg_free(dtcp_aggstate *a);
+/*
+ * Merge one CPU's aggregation snapshot into the running state (in file
+ * order). Entries whose aggid is unknown, or which overrun the buffer,
+ * give DTC_WARN with err set (cpu, buffer offset) and the walk goes on
+ * with what is intact where it can (an unknown aggid: the rest of that
+ * buffer is skipped, as its entry size is unknown).
+ */
+int dtcp_agg_snap(dtcp_aggstate *a, const dtc_reader *r, int cpu,
+    const uint8_t *buf, size_t len, dtc_error *err);
+/* Library actions (by variable id). n: trunc count (0 = all). */
+void dtcp_agg_clear(dtcp_aggstate *a, const dtc_reader *r, int64_t varid);
+void dtcp_agg_normalize(dtcp_aggstate *a, int64_t varid, uint64_t normal);
+void dtcp_agg_denormalize(dtcp_aggstate *a, int64_t varid);
+void dtcp_agg_trunc(dtcp_aggstate *a, const dtc_reader *r, int64_t varid,
+    int64_t n);
+/*
+ * Build the printing of a printa() of nvars variables (joined when > 1),
+ * sorted under the options in force. Marks the aggdescs printed.
+ * The result is valid until the next call on a.
+ */
+const dtc_aggprint *dtcp_agg_printa(dtcp_aggstate *a, const dtc_reader *r,
+    const int64_t *varids, uint32_t nvars, const dtc_format *fmt,
+    dtc_error *err);
+/*
+ * End of run: the next variable (in varid order) with entries not yet
+ * printed; NULL when none is left. *cursor starts at 0.
+ */
+const dtc_aggprint *dtcp_agg_exit_next(dtcp_aggstate *a, const dtc_reader *r,
+    size_t *cursor);
+
+/* ------------------------------------------------------------------ */
+/* The reader (consume.c owns it)                                      */
+/* ------------------------------------------------------------------ */
+
+struct dtc_reader;
+/* Accessors other library files use */
+const dtcp_meta *dtcp_reader_meta(const dtc_reader *r);
+const dtcp_options *dtcp_reader_options(const dtc_reader *r);
+int dtcp_reader_swap(const dtc_reader *r);     /* capture byte order != host */
+int dtcp_reader_illumos(const dtc_reader *r);  /* illumos rules */
+
+#endif /* DTC_PRIVATE_H */

@@ -1,0 +1,547 @@
+/*
+ * dtconsume.h - decode DTrace buffer snapshots offline.
+ *
+ * The one public header of libdtconsume.  Outline of a consumer:
+ *
+ *   1. dtc_open_file() / dtc_open_fd() / dtc_open_memory()  -> dtc_reader *
+ *   2. dtc_set_option(r, "quiet", "1") ...           (optional, before step 3)
+ *   3. loop: dtc_next(r, &ev, &err) until DTC_EOF or DTC_FATAL
+ *        (or dtc_consume(r, &handler, arg, &err) with callbacks)
+ *   4. dtc_close(r)
+ *
+ * Everything an event points to is borrowed from the reader and stays valid
+ * until the next dtc_next() call (or the return of the callback).
+ *
+ * The library does no output and never exits; it returns errors in a
+ * caller-owned dtc_error.  Layers, one way only:
+ *   container -> meta -> walker -> record -> agg/printf -> consume
+ * See libdtconsume(3) and dtsnap(5).
+ */
+#ifndef DTCONSUME_H
+#define DTCONSUME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DTC_VERSION_MAJOR 0
+#define DTC_VERSION_MINOR 1
+#define DTC_VERSION_PATCH 0
+const char *dtc_version_string(void);
+
+/* ------------------------------------------------------------------ */
+/* Status codes and errors                                             */
+/* ------------------------------------------------------------------ */
+
+/* Graded return codes (libarchive style). EOF and FATAL stick. */
+#define DTC_OK      0    /* an event (or the call) succeeded */
+#define DTC_EOF     1    /* no more events */
+#define DTC_WARN   (-20) /* something was skipped; err says what; go on */
+#define DTC_FAILED (-25) /* this call could not complete; the reader lives */
+#define DTC_FATAL  (-30) /* the reader is dead */
+
+/* Error codes: numbered once, never renumbered. */
+enum dtc_errcode {
+	DTC_E_NONE = 0,
+	DTC_E_NOMEM = 1,       /* out of memory */
+	DTC_E_IO = 2,          /* read or open failed (errno in text) */
+	DTC_E_NOTCBOR = 3,     /* not a CBOR data item where one was expected */
+	DTC_E_BADHEADER = 4,   /* first item is not a dtsnap header */
+	DTC_E_VERSION = 5,     /* unknown major version */
+	DTC_E_MISSINGKEY = 6,  /* an item lacks a required key */
+	DTC_E_KEYTYPE = 7,     /* a key has a value of the wrong type */
+	DTC_E_TRUNCATED = 8,   /* capture cut short */
+	DTC_E_BADEPID = 9,     /* EPID with no eprobedesc */
+	DTC_E_OVERRUN = 10,    /* record runs past the end of its buffer */
+	DTC_E_BADRECDESC = 11, /* recdesc offset/size outside the record */
+	DTC_E_BADOLDEST = 12,  /* oldest beyond the buffer data */
+	DTC_E_LIMIT = 13,      /* absurd size or count */
+	DTC_E_BADAGGID = 14,   /* aggregation id with no aggdesc */
+	DTC_E_BADFORMAT = 15,  /* unknown format id or bad format string */
+	DTC_E_DMISMATCH = 16,  /* data record list does not match statement */
+	DTC_E_BADOPTION = 17,  /* unknown option or bad option value */
+	DTC_E_BADVALUE = 18,   /* a metadata value is out of range */
+	DTC_E_BADAGG = 19,     /* aggregation data inconsistent with its desc */
+	DTC_E_DUPLICATE = 20,  /* the same id described twice, differently */
+	DTC_E_NOTSUP = 21,     /* valid but not supported (e.g. big-endian bit) */
+	DTC_E_INTERNAL = 22
+};
+
+/*
+ * The caller owns this struct (usually on its stack).  Every function takes
+ * NULL for it.  The first error wins: later errors do not overwrite it until
+ * dtc_error_clear().  Fields that do not apply are -1.
+ */
+typedef struct dtc_error {
+	int code;            /* enum dtc_errcode */
+	int cpu;             /* CPU of the buffer concerned, or -1 */
+	long long item;      /* index of the container item, or -1 */
+	long long offset;    /* byte offset (file offset, or buffer offset, see text) */
+	char source[80];     /* file name, "<stdin>" or "<memory>" (tail kept) */
+	char text[200];      /* lower case, no trailing period */
+} dtc_error;
+
+void dtc_error_clear(dtc_error *err);
+const char *dtc_strerror(int code);
+/* "file: item 12 (buf, cpu 3), offset 0x1a2c: record overruns buffer" */
+size_t dtc_error_format(const dtc_error *err, char *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* The DTrace ABI constants a consumer needs                           */
+/* ------------------------------------------------------------------ */
+
+#define DTC_ACT_NONE 0
+#define DTC_ACT_DIFEXPR 1
+#define DTC_ACT_EXIT 2
+#define DTC_ACT_PRINTF 3
+#define DTC_ACT_PRINTA 4
+#define DTC_ACT_LIBACT 5
+#define DTC_ACT_TRACEMEM 6
+#define DTC_ACT_TRACEMEM_DYNSIZE 7
+#define DTC_ACT_PRINTM 8
+#define DTC_ACT_PRINTT 9
+#define DTC_ACT_USTACK 0x0101
+#define DTC_ACT_JSTACK 0x0102
+#define DTC_ACT_USYM 0x0103
+#define DTC_ACT_UMOD 0x0104
+#define DTC_ACT_UADDR 0x0105
+#define DTC_ACT_STOP 0x0201
+#define DTC_ACT_RAISE 0x0202
+#define DTC_ACT_SYSTEM 0x0203
+#define DTC_ACT_FREOPEN 0x0204
+#define DTC_ACT_STACK 0x0401
+#define DTC_ACT_SYM 0x0402
+#define DTC_ACT_MOD 0x0403
+#define DTC_ACT_BREAKPOINT 0x0501
+#define DTC_ACT_PANIC 0x0502
+#define DTC_ACT_CHILL 0x0503
+#define DTC_ACT_SPECULATE 0x0601
+#define DTC_ACT_COMMIT 0x0602
+#define DTC_ACT_DISCARD 0x0603
+#define DTC_AGG_COUNT 0x0701
+#define DTC_AGG_MIN 0x0702
+#define DTC_AGG_MAX 0x0703
+#define DTC_AGG_AVG 0x0704
+#define DTC_AGG_SUM 0x0705
+#define DTC_AGG_STDDEV 0x0706
+#define DTC_AGG_QUANTIZE 0x0707
+#define DTC_AGG_LQUANTIZE 0x0708
+#define DTC_AGG_LLQUANTIZE 0x0709
+#define DTC_ACT_ISAGG(a) (((a) & 0xff00) == 0x0700)
+
+/* Library actions, relative to the capture's dt_act_base. */
+#define DTC_LIBACT_CLEAR 15
+#define DTC_LIBACT_NORMALIZE 16
+#define DTC_LIBACT_DENORMALIZE 17
+#define DTC_LIBACT_TRUNC 18
+#define DTC_LIBACT_FTRUNCATE 21
+#define DTC_LIBACT_SETOPT 28
+
+/* ------------------------------------------------------------------ */
+/* Metadata as the capture describes it                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct dtc_recdesc {
+	uint16_t action;     /* DTC_ACT_* / DTC_AGG_* */
+	uint16_t alignment;
+	uint16_t format;     /* format id, 0 = none */
+	uint32_t size;
+	uint32_t offset;     /* from the start of the record (EPID word) */
+	uint64_t arg;
+	uint64_t uarg;       /* statement identity: equal uarg = same statement */
+} dtc_recdesc;
+
+typedef struct dtc_probedesc {
+	uint32_t id;
+	const char *provider, *module, *function, *name;
+} dtc_probedesc;
+
+typedef struct dtc_eprobedesc {
+	uint32_t epid;
+	uint32_t probeid;
+	uint64_t uarg;       /* 1 = libdtrace's ERROR enabling */
+	uint32_t size;       /* bytes in the buffer, header included */
+	uint32_t nrecs;
+	const dtc_recdesc *recs;
+	const dtc_probedesc *probe; /* NULL when the probe id is unknown */
+} dtc_eprobedesc;
+
+typedef struct dtc_aggdesc {
+	uint32_t id;         /* aggid */
+	uint32_t epid;
+	int64_t varid;
+	const char *name;    /* without '@'; "" when anonymous */
+	uint32_t size;       /* bytes of one entry in the aggregation buffer */
+	uint32_t flags;
+	uint32_t nrecs;      /* rec[0] varid, keys, rec[nrecs-1] the value */
+	const dtc_recdesc *recs;
+} dtc_aggdesc;
+
+/* A compiled printf-family format (parsed once per format id). */
+typedef struct dtc_format dtc_format;
+const char *dtc_format_string(const dtc_format *f);
+
+/* ------------------------------------------------------------------ */
+/* Decoded values                                                      */
+/* ------------------------------------------------------------------ */
+
+enum dtc_vkind {
+	DTC_V_NONE = 0,
+	DTC_V_INT = 1,      /* scalar of size 1, 2, 4 or 8: see u/i */
+	DTC_V_BYTES = 2,    /* any other DIFEXPR size: string or raw bytes */
+	DTC_V_STACK = 3,    /* kernel stack: pcs */
+	DTC_V_USTACK = 4,   /* ustack/jstack: pid, pcs, string table */
+	DTC_V_SYM = 5,      /* sym()/func(): addr */
+	DTC_V_MOD = 6,      /* mod(): addr */
+	DTC_V_USYM = 7,     /* usym()/ufunc(): pid, addr */
+	DTC_V_UMOD = 8,     /* umod(): pid, addr */
+	DTC_V_UADDR = 9,    /* uaddr(): pid, addr */
+	DTC_V_MEMORY = 10,  /* tracemem(): bytes (size already cut by dynsize) */
+	DTC_V_PRINTF = 11,  /* printf/system/freopen: format + args */
+	DTC_V_PRINTA = 12,  /* printa: the aggregation printing of that moment */
+	DTC_V_EXIT = 13,    /* exit(): i = status */
+	DTC_V_PRINTM = 14,  /* FreeBSD printm(): bytes */
+	DTC_V_OTHER = 15    /* a record the decoder shows as raw bytes (e.g. printt) */
+};
+
+typedef struct dtc_aggprint dtc_aggprint;
+
+typedef struct dtc_value {
+	uint16_t kind;        /* enum dtc_vkind */
+	uint16_t action;      /* the recdesc action */
+	uint32_t size;        /* bytes at data */
+	const uint8_t *data;  /* raw bytes, borrowed (host byte order of the capture) */
+	const dtc_recdesc *rd;
+	uint64_t u;           /* INT: value zero-extended; EXIT: status */
+	int64_t i;            /* INT: value sign-extended */
+	uint64_t pid;         /* USTACK, USYM, UMOD, UADDR */
+	uint64_t addr;        /* SYM, MOD, USYM, UMOD, UADDR */
+	uint32_t nframes;     /* STACK, USTACK: frames recorded (depth) */
+	uint32_t pcsize;      /* STACK: 4 or 8; USTACK: 8 */
+	const uint8_t *pcs;   /* STACK, USTACK: nframes pcs of pcsize bytes */
+	const uint8_t *strtab;/* USTACK: string table, strsize bytes (may be NULL) */
+	uint32_t strsize;
+	/* PRINTF / PRINTA */
+	const dtc_format *fmt;       /* NULL for printa without format */
+	uint32_t nargs;
+	const struct dtc_value *args; /* printf arguments, in order */
+	const dtc_aggprint *agg;     /* PRINTA */
+} dtc_value;
+
+/* Frame i of a STACK/USTACK value (0 ends the stack). */
+uint64_t dtc_value_pc(const dtc_value *v, uint32_t i);
+
+/* ------------------------------------------------------------------ */
+/* Aggregations as printed                                             */
+/* ------------------------------------------------------------------ */
+
+/* One aggregation variable in a printing. */
+typedef struct dtc_aggvar {
+	int64_t varid;
+	const char *name;
+	uint16_t func;       /* DTC_AGG_* */
+	uint64_t arg;        /* encoded lquantize/llquantize parameters */
+	uint32_t nkeys;
+	const dtc_recdesc *keys; /* key recdescs (the aggdesc's recs 1..nrecs-2) */
+} dtc_aggvar;
+
+/* One value of one row: the merged aggregation data. */
+typedef struct dtc_aggval {
+	uint16_t func;
+	uint32_t size;       /* bytes at data */
+	const uint8_t *data; /* words, host order; lquantize/llquantize: word 0 = arg */
+	uint64_t normal;     /* normalize() factor, 1 by default */
+} dtc_aggval;
+
+typedef struct dtc_aggrow {
+	const dtc_aggvar *var;  /* for a single-variable printing: the variable */
+	const dtc_value *keys;  /* nkeys decoded keys */
+	const dtc_aggval *vals; /* one per variable of the printing, printa order */
+} dtc_aggrow;
+
+struct dtc_aggprint {
+	uint32_t nvars;
+	const dtc_aggvar *vars;   /* in printa argument order */
+	const dtc_format *fmt;    /* NULL: default layout */
+	size_t nrows;
+	const dtc_aggrow *rows;   /* already sorted as libdtrace sorts */
+	int at_exit;              /* 1: the end-of-run printing */
+};
+
+/* Scalar results as libdtrace prints them (count/sum/min/max/avg/stddev). */
+int64_t dtc_aggval_scalar(const dtc_aggval *v);   /* ÷ normal, avg signed */
+uint64_t dtc_aggval_stddev(const dtc_aggval *v);  /* ÷ normal */
+/* avg() through printf %@: unsigned division, as dt_printf does */
+uint64_t dtc_aggval_avg_unsigned(const dtc_aggval *v);
+
+/* Histogram buckets (quantize/lquantize/llquantize). */
+typedef struct dtc_bucket {
+	int64_t min, max;    /* inclusive bounds */
+	int has_min, has_max;/* 0: open end (underflow/overflow) */
+	int64_t count;       /* raw count (not normalized) */
+} dtc_bucket;
+/* Number of buckets of a histogram value, or 0 if v is not a histogram. */
+uint32_t dtc_aggval_nbuckets(const dtc_aggval *v);
+int dtc_aggval_bucket(const dtc_aggval *v, uint32_t i, dtc_bucket *b);
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+/* ------------------------------------------------------------------ */
+
+enum dtc_evtype {
+	DTC_EV_BEGIN = 1,     /* a capture starts: header fields */
+	DTC_EV_PROBE = 2,     /* a record set (one EPID firing) starts */
+	DTC_EV_RECORD = 3,    /* one record (or printf/printa group) of it */
+	DTC_EV_PROBE_END = 4, /* the record set is complete */
+	DTC_EV_AGG = 5,       /* aggregation printing at the end of the run */
+	DTC_EV_DROP = 6,      /* drops: principal, aggregation, status counters */
+	DTC_EV_ERROR = 7,     /* an ERROR-probe record (a fault in D) */
+	DTC_EV_NOTICE = 8,    /* decoder notice (system()/freopen() request, ...) */
+	DTC_EV_END = 9        /* a capture ends */
+};
+
+enum dtc_dropkind {
+	DTC_DROP_PRINCIPAL = 0, DTC_DROP_AGGREGATION, DTC_DROP_DYNAMIC,
+	DTC_DROP_DYNRINSE, DTC_DROP_DYNDIRTY, DTC_DROP_SPEC, DTC_DROP_SPECBUSY,
+	DTC_DROP_SPECUNAVAIL, DTC_DROP_STKSTROVERFLOW, DTC_DROP_DBLERROR
+};
+
+enum dtc_flow { DTC_FLOW_NONE = 0, DTC_FLOW_ENTRY = 1, DTC_FLOW_RETURN = 2 };
+
+enum dtc_noticekind {
+	DTC_NOTICE_SYSTEM = 1,   /* system(): command NOT executed */
+	DTC_NOTICE_FREOPEN = 2,  /* freopen(): file NOT opened */
+	DTC_NOTICE_FTRUNCATE = 3,
+	DTC_NOTICE_WARNING = 4,  /* a decode problem; see err of dtc_next */
+	DTC_NOTICE_LIBERR = 5    /* library-level fault text (setopt) */
+};
+
+typedef struct dtc_header {
+	int version_major, version_minor;
+	int big_endian;          /* capture byte order */
+	int ilp32;               /* data model */
+	const char *os, *release, *host, *producer;
+	uint32_t ncpu;
+	uint32_t dt_act_base;
+	int os_illumos;          /* 1 when os names illumos/Solaris, else FreeBSD rules */
+} dtc_header;
+
+typedef struct dtc_event {
+	int type;                 /* enum dtc_evtype */
+	const char *source;       /* file the event comes from */
+	uint32_t pass;            /* consume pass */
+	int cpu;                  /* -1 when not per CPU */
+	/* BEGIN */
+	const dtc_header *header;
+	/* PROBE, RECORD, PROBE_END */
+	const dtc_eprobedesc *ep;
+	const dtc_probedesc *probe;
+	uint64_t timestamp;       /* the record's own hrtime */
+	int flow;                 /* enum dtc_flow */
+	int indent;               /* flowindent indentation */
+	uint32_t recindex;        /* RECORD: index of the first recdesc */
+	const dtc_value *value;   /* RECORD */
+	int quiet, flowindent;    /* option values in force for this record set */
+	/* AGG */
+	const dtc_aggprint *agg;
+	/* DROP */
+	int dropkind;
+	uint64_t count;
+	/* ERROR */
+	uint32_t fault_epid;
+	const dtc_eprobedesc *fault_ep;
+	const dtc_probedesc *fault_probe;
+	uint64_t action;          /* 0 = predicate */
+	int64_t difoffset;        /* -1 = none */
+	uint64_t fault;           /* DTRACEFLT_* */
+	uint64_t fault_addr;
+	/* NOTICE */
+	int notice;
+	/* ERROR, DROP, NOTICE: the text dtrace(1) prints after "dtrace: " */
+	const char *message;
+	/* END */
+	int exit_status;          /* exit() value, or -1 when none was recorded */
+	int complete;             /* 1: the capture has its end item */
+	uint64_t nrecords, ndrops, nerrors;
+} dtc_event;
+
+/* ------------------------------------------------------------------ */
+/* The reader                                                          */
+/* ------------------------------------------------------------------ */
+
+typedef struct dtc_reader dtc_reader;
+
+/* flags for dtc_open_* */
+#define DTC_OPEN_TEMPORAL  0x1  /* merge records across CPUs by timestamp */
+#define DTC_OPEN_NOAGGEXIT 0x2  /* do not print aggregations at the end */
+
+dtc_reader *dtc_open_file(const char *path, unsigned flags, dtc_error *err);
+dtc_reader *dtc_open_fd(int fd, const char *name, unsigned flags, dtc_error *err);
+/* buf must stay valid until dtc_close(); it is used in place. */
+dtc_reader *dtc_open_memory(const void *buf, size_t len, const char *name,
+    unsigned flags, dtc_error *err);
+void dtc_close(dtc_reader *r);
+
+/*
+ * Override an option recorded in the capture (names as dtrace -x): quiet,
+ * flowindent, strsize, temporal, aggsortkey, aggsortrev, aggsortpos,
+ * aggsortkeypos, stackindent, rawbytes, aggpack, agghist, aggzoom, droptags,
+ * encoding ...  value NULL means "set" (as -x name).  Call before dtc_next.
+ */
+int dtc_set_option(dtc_reader *r, const char *name, const char *value,
+    dtc_error *err);
+/* Current value of an integer option; DTC_OPT_UNSET (-2) when not set. */
+#define DTC_OPT_UNSET (-2)
+int64_t dtc_get_option(const dtc_reader *r, const char *name);
+/* Current value of a string option, or NULL. */
+const char *dtc_get_option_string(const dtc_reader *r, const char *name);
+
+/* Pull the next event. Returns DTC_OK, DTC_WARN (err says what was
+ * skipped; *ev may be NULL), DTC_EOF or DTC_FATAL. */
+int dtc_next(dtc_reader *r, const dtc_event **ev, dtc_error *err);
+
+/* Push: callbacks. A non-zero return from a callback stops the loop and is
+ * returned. warn, when set, gets every DTC_WARN error and decides whether
+ * to go on (return 0). */
+typedef struct dtc_handler {
+	int (*begin)(const dtc_event *ev, void *arg);
+	int (*probe)(const dtc_event *ev, void *arg);
+	int (*record)(const dtc_event *ev, void *arg);
+	int (*probe_end)(const dtc_event *ev, void *arg);
+	int (*agg)(const dtc_event *ev, void *arg);
+	int (*drop)(const dtc_event *ev, void *arg);
+	int (*error)(const dtc_event *ev, void *arg);
+	int (*notice)(const dtc_event *ev, void *arg);
+	int (*end)(const dtc_event *ev, void *arg);
+	int (*warn)(const dtc_error *err, void *arg);
+} dtc_handler;
+int dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err);
+
+const dtc_header *dtc_reader_header(const dtc_reader *r);
+const char *dtc_reader_source(const dtc_reader *r);
+
+/* ------------------------------------------------------------------ */
+/* Formatting helpers shared by every output format                    */
+/* ------------------------------------------------------------------ */
+
+/* A growable output string; the caller owns it. */
+typedef struct dtc_buf {
+	char *s;
+	size_t len, cap;
+} dtc_buf;
+void dtc_buf_init(dtc_buf *b);
+void dtc_buf_free(dtc_buf *b);
+void dtc_buf_reset(dtc_buf *b);
+int dtc_buf_printf(dtc_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int dtc_buf_append(dtc_buf *b, const void *p, size_t n);
+
+/* Kernel symbolization from the capture's ksyms item. */
+typedef struct dtc_symbol {
+	const char *module;  /* NULL when unknown */
+	const char *name;    /* NULL when unknown */
+	uint64_t start, size;
+} dtc_symbol;
+/* 1 when addr falls in a known symbol (or module: name NULL), 0 otherwise */
+int dtc_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym);
+int dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
+    dtc_symbol *sym);
+
+/* Text as dtrace(1) would print it for an address (no padding):
+ * kernel  "mod`sym+0x1f" / "mod`sym" / "mod`0xaddr" / "0xaddr" */
+void dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
+    dtc_buf *out);   /* exact_only: sym() style, no offset */
+void dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+    int exact_only, dtc_buf *out);
+void dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out);
+void dtc_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+    dtc_buf *out);
+/* One stack frame as dt_print_stack prints it (pc > start adds +0x). */
+void dtc_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out);
+
+/* Render a printf-family value (PRINTF kind) exactly as libdtrace would. */
+int dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
+    dtc_error *err);
+/* Render one printa row through its format. */
+int dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
+    const dtc_aggrow *row, dtc_buf *out, dtc_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Writing captures (capture tools, dtsnap synth)                      */
+/* ------------------------------------------------------------------ */
+
+typedef struct dtc_writer dtc_writer;
+
+typedef struct dtc_writer_header {
+	int big_endian, ilp32;
+	const char *os, *release, *host, *producer;
+	uint32_t ncpu;
+	uint32_t dt_act_base;
+} dtc_writer_header;
+
+typedef struct dtc_writer_status {
+	uint32_t pass;
+	int began_on, ended_on;      /* -1 when not known */
+	int exiting;
+	int exit_status;
+	uint64_t dynamic, dynrinse, dyndirty, spec, specbusy, specunavail,
+	    stkstroverflow, dblerrors, errors;
+} dtc_writer_status;
+
+typedef struct dtc_writer_buf {
+	uint32_t pass;
+	int cpu;
+	const void *data;
+	size_t size;
+	uint64_t drops, errors, oldest, timestamp;
+} dtc_writer_buf;
+
+/* out: a stdio stream the caller opened; nothing is closed by the writer. */
+dtc_writer *dtc_writer_new(FILE *out, const dtc_writer_header *h,
+    dtc_error *err);
+int dtc_writer_add_probe(dtc_writer *w, const dtc_probedesc *p, dtc_error *err);
+int dtc_writer_add_eprobe(dtc_writer *w, const dtc_eprobedesc *ep,
+    dtc_error *err);
+int dtc_writer_add_agg(dtc_writer *w, const dtc_aggdesc *ad, dtc_error *err);
+int dtc_writer_add_format(dtc_writer *w, uint32_t id, const char *s,
+    dtc_error *err);
+/* One option; a string value or (value == NULL) the integer ival. */
+int dtc_writer_add_option(dtc_writer *w, const char *name, const char *value,
+    int64_t ival, dtc_error *err);
+int dtc_writer_add_clock(dtc_writer *w, uint64_t hrtime, uint64_t walltime,
+    dtc_error *err);
+/* Kernel symbols: call begin, then add for each, then end. */
+int dtc_writer_ksyms_begin(dtc_writer *w, size_t nsyms, dtc_error *err);
+int dtc_writer_ksym(dtc_writer *w, uint64_t addr, uint64_t size,
+    const char *module, const char *name, dtc_error *err);
+int dtc_writer_ksyms_end(dtc_writer *w, dtc_error *err);
+typedef struct dtc_writer_usym {
+	uint64_t addr, size;
+	const char *name;
+} dtc_writer_usym;
+typedef struct dtc_writer_map {
+	uint64_t start, end;
+	const char *path;
+	size_t nsyms;
+	const dtc_writer_usym *syms;
+} dtc_writer_map;
+int dtc_writer_add_proc(dtc_writer *w, uint64_t pid, const char *execname,
+    size_t nmaps, const dtc_writer_map *maps, dtc_error *err);
+int dtc_writer_add_status(dtc_writer *w, const dtc_writer_status *st,
+    dtc_error *err);
+int dtc_writer_add_aggbuf(dtc_writer *w, const dtc_writer_buf *b,
+    dtc_error *err);
+int dtc_writer_add_buf(dtc_writer *w, const dtc_writer_buf *b, dtc_error *err);
+/* Writes the end item (a clean close) and frees w. */
+int dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err);
+/* Frees w without writing the end item (a capture cut short). */
+void dtc_writer_free(dtc_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DTCONSUME_H */

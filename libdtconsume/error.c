@@ -1,0 +1,2 @@
+/* error.c: not written yet */
+#include "dtc_private.h"

@@ -1,0 +1,2 @@
+/* meta.c: not written yet */
+#include "dtc_private.h"

@@ -1,0 +1,2 @@
+/* options.c: not written yet */
+#include "dtc_private.h"

@@ -1,0 +1,2 @@
+/* printf.c: not written yet */
+#include "dtc_private.h"

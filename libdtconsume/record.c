@@ -1,0 +1,2 @@
+/* record.c: not written yet */
+#include "dtc_private.h"

@@ -1,0 +1,2 @@
+/* symbols.c: not written yet */
+#include "dtc_private.h"

@@ -1,0 +1,2 @@
+/* walker.c: not written yet */
+#include "dtc_private.h"

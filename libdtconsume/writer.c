@@ -1,0 +1,2 @@
+/* writer.c: not written yet */
+#include "dtc_private.h"
