@@ -274,6 +274,56 @@ typedef struct dtcp_meta {
 	uint64_t clock_hrtime, clock_walltime;
 } dtcp_meta;
 
+/* Load one metadata item (probe, eprobe, agg, format, ksyms, proc, clock)
+ * into the tables. DTC_OK; DTC_EOF when the kind is not metadata;
+ * DTC_WARN/DTC_FAILED with err for a bad item (it is skipped). */
+int dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
+    const dtcp_item *it, int illumos, dtc_error *err);
+void dtcp_meta_free(dtcp_meta *m);
+const dtc_eprobedesc *dtcp_meta_eprobe(const dtcp_meta *m, uint32_t epid);
+const dtc_aggdesc *dtcp_meta_agg(const dtcp_meta *m, uint32_t aggid);
+const dtc_format *dtcp_meta_format(const dtcp_meta *m, uint32_t id);
+const dtc_probedesc *dtcp_meta_probe(const dtcp_meta *m, uint32_t id);
+
+/* ------------------------------------------------------------------ */
+/* walker.c: one principal buffer, record by record                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct dtcp_walkrec {
+	size_t offset;          /* in the buffer as the consumer sees it (unringed) */
+	size_t raw_offset;      /* in the captured bytes */
+	uint32_t epid;
+	uint64_t timestamp;
+	const dtc_eprobedesc *ep;
+	const uint8_t *data;    /* the record (EPID word first), ep->size bytes */
+} dtcp_walkrec;
+
+typedef struct dtcp_walker {
+	const dtcp_meta *meta;
+	int swap, cpu;
+	const char *source;     /* for errors */
+	long long item;         /* container item index, for errors */
+	size_t file_offset;     /* file offset of the buffer's first byte */
+	const uint8_t *data;    /* the bytes walked (unringed copy when wrapped) */
+	size_t size, pos;
+	uint64_t oldest;
+	size_t misalign;        /* zero bytes added in front by unringing */
+	uint8_t *scratch;       /* unring copy, reused between buffers */
+	size_t scratch_cap;
+} dtcp_walker;
+
+/* Start a buffer. DTC_WARN with err for oldest beyond the data (the buffer
+ * is then walked from 0). */
+int dtcp_walker_start(dtcp_walker *w, const uint8_t *data, size_t size,
+    uint64_t oldest, dtc_error *err);
+/* Next record: DTC_OK, DTC_EOF at the end, DTC_WARN for an unknown EPID or
+ * a record that overruns the buffer (the rest of the buffer is skipped and
+ * the next call returns DTC_EOF). */
+int dtcp_walker_next(dtcp_walker *w, dtcp_walkrec *rec, dtc_error *err);
+/* The EPID of the next record after the current one (0 at the end). */
+uint32_t dtcp_walker_peek_epid(const dtcp_walker *w);
+void dtcp_walker_free(dtcp_walker *w);
+
 /* ------------------------------------------------------------------ */
 /* record.c: recdesc + bytes -> typed value                            */
 /* ------------------------------------------------------------------ */

@@ -320,6 +320,8 @@ enum dtc_noticekind {
 	DTC_NOTICE_LIBERR = 5    /* library-level fault text (setopt) */
 };
 
+typedef struct dtc_reader dtc_reader;
+
 typedef struct dtc_header {
 	int version_major, version_minor;
 	int big_endian;          /* capture byte order */
@@ -332,6 +334,7 @@ typedef struct dtc_header {
 
 typedef struct dtc_event {
 	int type;                 /* enum dtc_evtype */
+	const dtc_reader *reader; /* for symbolization and rendering helpers */
 	const char *source;       /* file the event comes from */
 	uint32_t pass;            /* consume pass */
 	int cpu;                  /* -1 when not per CPU */
@@ -372,8 +375,6 @@ typedef struct dtc_event {
 /* ------------------------------------------------------------------ */
 /* The reader                                                          */
 /* ------------------------------------------------------------------ */
-
-typedef struct dtc_reader dtc_reader;
 
 /* flags for dtc_open_* */
 #define DTC_OPEN_TEMPORAL  0x1  /* merge records across CPUs by timestamp */
