@@ -185,6 +185,14 @@ typedef struct dtc_aggdesc {
 typedef struct dtc_format dtc_format;
 const char *dtc_format_string(const dtc_format *f);
 
+typedef struct dtc_reader dtc_reader;
+
+/* A growable output string; the caller owns it. */
+typedef struct dtc_buf {
+	char *s;
+	size_t len, cap;
+} dtc_buf;
+
 /* ------------------------------------------------------------------ */
 /* Decoded values                                                      */
 /* ------------------------------------------------------------------ */
@@ -287,6 +295,8 @@ typedef struct dtc_bucket {
 /* Number of buckets of a histogram value, or 0 if v is not a histogram. */
 uint32_t dtc_aggval_nbuckets(const dtc_aggval *v);
 int dtc_aggval_bucket(const dtc_aggval *v, uint32_t i, dtc_bucket *b);
+/* The histogram block exactly as printa prints it (leading "\n" included). */
+int dtc_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out);
 
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
@@ -319,8 +329,6 @@ enum dtc_noticekind {
 	DTC_NOTICE_WARNING = 4,  /* a decode problem; see err of dtc_next */
 	DTC_NOTICE_LIBERR = 5    /* library-level fault text (setopt) */
 };
-
-typedef struct dtc_reader dtc_reader;
 
 typedef struct dtc_header {
 	int version_major, version_minor;
@@ -429,11 +437,6 @@ const char *dtc_reader_source(const dtc_reader *r);
 /* Formatting helpers shared by every output format                    */
 /* ------------------------------------------------------------------ */
 
-/* A growable output string; the caller owns it. */
-typedef struct dtc_buf {
-	char *s;
-	size_t len, cap;
-} dtc_buf;
 void dtc_buf_init(dtc_buf *b);
 void dtc_buf_free(dtc_buf *b);
 void dtc_buf_reset(dtc_buf *b);
