@@ -216,6 +216,10 @@ void dtcp_options_init(dtcp_options *o);
  * (bufsize, ...) are accepted and ignored; DTC_FAILED for a bad value. */
 int dtcp_options_set(dtcp_options *o, const char *name, const char *value,
     int pin, char *why, size_t whylen);
+/* The same while tracing is "active" (setopt() records): run-time options
+ * are refused as libdtrace refuses them. why gets libdtrace's reason. */
+int dtcp_options_set_active(dtcp_options *o, const char *name,
+    const char *value, int pin, int active, char *why, size_t whylen);
 int dtcp_options_lookup(const char *name); /* enum dtcp_opt or -1 */
 static inline int dtcp_opt_isset(const dtcp_options *o, int opt)
 { return o->v[opt] != DTC_OPT_UNSET; }
@@ -265,6 +269,7 @@ typedef struct dtcp_meta {
 	dtcp_idmap eprobes;   /* epid -> dtc_eprobedesc */
 	dtcp_idmap aggs;      /* aggid -> dtc_aggdesc */
 	dtcp_idmap formats;   /* id -> dtc_format (compiled) */
+	dtcp_idmap bad_epids; /* eprobes whose recdescs are inconsistent */
 	uint32_t maxaggid;
 	dtcp_ksym *ksyms;     /* sorted by addr */
 	size_t nksyms;
@@ -280,6 +285,8 @@ typedef struct dtcp_meta {
 int dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
     const dtcp_item *it, int illumos, dtc_error *err);
 void dtcp_meta_free(dtcp_meta *m);
+void dtcp_meta_mark_bad(dtcp_meta *m, uint32_t epid);
+int dtcp_meta_is_bad(const dtcp_meta *m, uint32_t epid);
 const dtc_eprobedesc *dtcp_meta_eprobe(const dtcp_meta *m, uint32_t epid);
 const dtc_aggdesc *dtcp_meta_agg(const dtcp_meta *m, uint32_t aggid);
 const dtc_format *dtcp_meta_format(const dtcp_meta *m, uint32_t id);

@@ -224,6 +224,7 @@ typedef struct dtc_value {
 	uint32_t size;        /* bytes at data */
 	const uint8_t *data;  /* raw bytes, borrowed (host byte order of the capture) */
 	const dtc_recdesc *rd;
+	int swapped;          /* 1: data is in the other byte order than this host */
 	uint64_t u;           /* INT: value zero-extended; EXIT: status */
 	int64_t i;            /* INT: value sign-extended */
 	uint64_t pid;         /* USTACK, USYM, UMOD, UADDR */
