@@ -1,2 +1,206 @@
-/* symbols.c: not written yet */
+/*
+ * symbols.c - offline symbolization from the capture's ksyms and proc
+ * items, producing the strings libdtrace's dtrace_addr2str and
+ * dtrace_uaddr2str produce on a live system:
+ *   "mod`sym+0x1f", "mod`sym", "mod`0xaddr" (module known, symbol not),
+ *   "0xaddr" (nothing known).
+ * Without the items every address prints the unresolved way, exactly as
+ * dtrace prints an address it cannot resolve.
+ */
+#include <inttypes.h>
+#include <string.h>
+
 #include "dtc_private.h"
+
+/* The last symbol starting at or below addr, or -1. */
+static ssize_t
+below(const dtcp_ksym *syms, size_t n, uint64_t addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (ssize_t)lo - 1;
+}
+
+static int
+contains(const dtcp_ksym *s, uint64_t addr)
+{
+	return addr == s->addr || (addr > s->addr && addr - s->addr < s->size);
+}
+
+/* Find the symbol holding addr; with same-start symbols sorted larger
+ * first, walk back over the run that starts at the same address. */
+static const dtcp_ksym *
+find_sym(const dtcp_ksym *syms, size_t n, uint64_t addr, ssize_t *idx)
+{
+	ssize_t i = below(syms, n, addr), j;
+
+	*idx = i;
+	for (j = i; j >= 0 && j > i - 8; j--) {
+		if (contains(&syms[j], addr))
+			return &syms[j];
+		if (j > 0 && syms[j - 1].addr != syms[j].addr &&
+		    syms[j - 1].addr + syms[j - 1].size <= syms[j].addr)
+			break;
+	}
+	return NULL;
+}
+
+int
+dtc_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym)
+{
+	const dtcp_meta *m = dtcp_reader_meta(r);
+	const dtcp_ksym *s;
+	ssize_t i;
+
+	memset(sym, 0, sizeof(*sym));
+	if (m == NULL || m->nksyms == 0)
+		return 0;
+	if ((s = find_sym(m->ksyms, m->nksyms, addr, &i)) != NULL) {
+		sym->module = s->module;
+		sym->name = s->name;
+		sym->start = s->addr;
+		sym->size = s->size;
+		return 1;
+	}
+	/* Between two symbols of one module: the module is known. */
+	if (i >= 0 && (size_t)i + 1 < m->nksyms &&
+	    strcmp(m->ksyms[i].module, m->ksyms[i + 1].module) == 0) {
+		sym->module = m->ksyms[i].module;
+		return 1;
+	}
+	return 0;
+}
+
+static const dtcp_proc *
+find_proc(const dtcp_meta *m, uint64_t pid)
+{
+	size_t i;
+
+	for (i = m->nprocs; i-- > 0;)   /* the newest description wins */
+		if (m->procs[i].pid == pid)
+			return &m->procs[i];
+	return NULL;
+}
+
+static const dtcp_umap *
+find_map(const dtcp_proc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= p->maps[lo - 1].end)
+		return NULL;
+	return &p->maps[lo - 1];
+}
+
+static const char *
+basename_of(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s != NULL ? s + 1 : path;
+}
+
+int
+dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
+    dtc_symbol *sym)
+{
+	const dtcp_meta *m = dtcp_reader_meta(r);
+	const dtcp_proc *p;
+	const dtcp_umap *map;
+	const dtcp_ksym *s;
+	ssize_t i;
+
+	memset(sym, 0, sizeof(*sym));
+	if (m == NULL || pid == 0 || (p = find_proc(m, pid)) == NULL ||
+	    (map = find_map(p, addr)) == NULL)
+		return 0;
+	sym->module = basename_of(map->path);
+	sym->start = map->start;
+	sym->size = map->end - map->start;
+	if ((s = find_sym(map->syms, map->nsyms, addr, &i)) != NULL) {
+		sym->name = s->name;
+		sym->start = s->addr;
+		sym->size = s->size;
+	}
+	return 1;
+}
+
+static void
+sym_text(const dtc_symbol *s, int found, uint64_t addr, int exact_only,
+    dtc_buf *out)
+{
+	if (!found) {
+		dtc_buf_printf(out, "0x%" PRIx64, addr);
+	} else if (s->name == NULL) {
+		dtc_buf_printf(out, "%s`0x%" PRIx64, s->module, addr);
+	} else if (exact_only || addr == s->start) {
+		dtc_buf_printf(out, "%s`%s", s->module, s->name);
+	} else {
+		dtc_buf_printf(out, "%s`%s+0x%" PRIx64, s->module, s->name,
+		    addr - s->start);
+	}
+}
+
+void
+dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
+    dtc_buf *out)
+{
+	dtc_symbol s;
+	int found = dtc_ksym_lookup(r, addr, &s);
+
+	sym_text(&s, found, addr, exact_only, out);
+}
+
+void
+dtc_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out)
+{
+	dtc_addr_text(r, pc, 0, out);
+}
+
+void
+dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+    int exact_only, dtc_buf *out)
+{
+	dtc_symbol s;
+	int found = dtc_usym_lookup(r, pid, addr, &s);
+
+	sym_text(&s, found, addr, exact_only, out);
+}
+
+void
+dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
+{
+	dtc_symbol s;
+
+	if (dtc_ksym_lookup(r, addr, &s) && s.module != NULL)
+		dtc_buf_printf(out, "%s", s.module);
+	else
+		dtc_buf_printf(out, "0x%" PRIx64, addr);
+}
+
+void
+dtc_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr, dtc_buf *out)
+{
+	dtc_symbol s;
+
+	if (dtc_usym_lookup(r, pid, addr, &s) && s.module != NULL)
+		dtc_buf_printf(out, "%s", s.module);
+	else
+		dtc_buf_printf(out, "0x%" PRIx64, addr);
+}
