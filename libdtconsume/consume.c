@@ -1,2 +1,1631 @@
-/* consume.c: not written yet */
+/*
+ * consume.c - the reader: the consumer loop behind dtc_next().
+ *
+ * It does what dtrace_work() does on a live system, from the capture:
+ * for each consume pass, report status drops, add the aggregation
+ * snapshots into the running state, then consume the pass's principal
+ * buffers in libdtrace's order (the BEGIN CPU first and the END CPU last,
+ * or merged by timestamp with option temporal), turning records into
+ * events.  At the end it prints the aggregations no printa() printed.
+ *
+ * dtc_next() is a generator: every call resumes the state machine and
+ * returns one event, so a consumer can stop anywhere and nothing is
+ * buffered beyond one pass of buffers (which libdtrace holds too).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
 #include "dtc_private.h"
+
+#define DTRACEFLT_BADADDR 1
+#define DTRACEFLT_BADALIGN 2
+#define DTRACEFLT_BADSTACK 9
+#define DTRACEFLT_LIBRARY 1000
+
+/* internal: "queued drops must be reported before going on" */
+#define AGAIN (DTC_WARN + 1)
+
+/* One principal buffer of the current pass. */
+typedef struct pbuf {
+	int cpu;
+	long long item;
+	size_t file_offset;      /* of the data bytes, for messages */
+	const uint8_t *data;
+	size_t size;
+	uint64_t drops, errors, oldest, timestamp;
+	uint8_t *owned;          /* copy when the container is not stable */
+	size_t owned_cap;
+	dtcp_walker w;
+	int started, done;
+	dtcp_walkrec cur;        /* temporal: the next record of this buffer */
+	int have_cur;
+} pbuf;
+
+/* A consume segment: one buffer, maybe only its BEGIN (or non-BEGIN)
+ * records (dt_consume_begin's two-step walk of the BEGIN CPU). */
+enum filter { F_ALL, F_BEGIN_ONLY, F_NOT_BEGIN };
+typedef struct segment {
+	int buf;
+	enum filter filter;
+	int reset_flow;
+} segment;
+
+enum state {
+	S_HEADER, S_ITEMS, S_PASS_START, S_NEXT_RECORD, S_RECORDS,
+	S_RECORD_END, S_EXIT_AGGS, S_END, S_DONE
+};
+
+typedef struct status {
+	int have;
+	int began_on, ended_on, exiting, exit_status;
+	uint64_t c[10];          /* cumulative drop counters, DTC_DROP_* order */
+} status;
+
+struct dtc_reader {
+	dtcp_container *cont;
+	char *source;
+	unsigned flags;
+	enum state state;
+	int dead;                /* EOF or FATAL returned: sticky */
+	int last_rc;
+
+	dtc_header hdr;
+	int swap, illumos;
+	dtcp_meta meta;
+	dtcp_options opts;
+	dtcp_aggstate *agg;
+
+	/* the pass being read / consumed */
+	uint32_t pass;           /* current pass number (0 = none yet) */
+	int npasses_consumed;
+	status st, prev_st;
+	pbuf *bufs;
+	size_t nbufs, capbufs;
+	segment *segs;
+	size_t nsegs, capsegs, seg;
+	int temporal;            /* this pass is merged by timestamp */
+	int saw_end, eof;
+	int exit_status;
+	int began_consumed;      /* the BEGIN CPU was put first once */
+
+	/* a read-ahead item of the next pass, already parsed */
+	int have_pending;
+	struct pending {
+		int kind;        /* 1 aggbuf, 2 buf, 3 status, 4 end */
+		pbuf b;
+		status st;
+		uint32_t pass;
+		int exit_status;
+	} pending;
+
+	/* the record being turned into events */
+	pbuf *rb;                /* its buffer */
+	dtcp_walkrec rec;
+	uint32_t ri;             /* next recdesc index */
+	uint64_t dynsize;        /* pending tracemem dynamic size */
+	uint32_t last_epid;
+	int indent;
+	int flow;
+	int rec_quiet, rec_flow;
+
+	/* drop events queued between records (principal drops, status) */
+	struct qdrop { int kind, cpu; uint64_t count; } dq[16];
+	size_t ndq, dqi;
+
+	/* exit printing */
+	size_t exit_cursor;
+
+	/* scratch reused for every event */
+	dtc_event ev;
+	dtc_value val;
+	dtc_value *args;
+	size_t capargs;
+	int64_t *varids;
+	size_t capvarids;
+	char msg[1024];
+	char optval[2][512];
+	uint64_t nrecords, ndrops, nerrors;
+};
+
+/* ------------------------------------------------------------ accessors */
+
+const dtcp_meta *
+dtcp_reader_meta(const dtc_reader *r)
+{
+	return r != NULL ? &r->meta : NULL;
+}
+
+const dtcp_options *
+dtcp_reader_options(const dtc_reader *r)
+{
+	return &r->opts;
+}
+
+int
+dtcp_reader_swap(const dtc_reader *r)
+{
+	return r->swap;
+}
+
+int
+dtcp_reader_illumos(const dtc_reader *r)
+{
+	return r->illumos;
+}
+
+const dtc_header *
+dtc_reader_header(const dtc_reader *r)
+{
+	return &r->hdr;
+}
+
+const char *
+dtc_reader_source(const dtc_reader *r)
+{
+	return r->source;
+}
+
+int64_t
+dtc_get_option(const dtc_reader *r, const char *name)
+{
+	int id = dtcp_options_lookup(name);
+
+	if (id < 0)
+		return DTC_OPT_UNSET;
+	return r->opts.v[id];
+}
+
+const char *
+dtc_get_option_string(const dtc_reader *r, const char *name)
+{
+	if (strcmp(name, "encoding") == 0 && r->opts.encoding[0] != '\0')
+		return r->opts.encoding;
+	return NULL;
+}
+
+/* ------------------------------------------------------------ open/close */
+
+static dtc_reader *
+reader_new(dtcp_container *c, unsigned flags, dtc_error *err)
+{
+	dtc_reader *r;
+
+	if (c == NULL)
+		return NULL;
+	if ((r = calloc(1, sizeof(*r))) == NULL ||
+	    (r->source = strdup(dtcp_container_source(c))) == NULL ||
+	    (r->agg = dtcp_agg_new()) == NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, dtcp_container_source(c), -1,
+		    -1, -1, "out of memory");
+		if (r != NULL) {
+			free(r->source);
+			free(r);
+		}
+		dtcp_container_close(c);
+		return NULL;
+	}
+	r->cont = c;
+	r->flags = flags;
+	r->exit_status = -1;
+	dtcp_options_init(&r->opts);
+	if (flags & DTC_OPEN_TEMPORAL) {
+		r->opts.v[DTCP_OPT_TEMPORAL] = 1;
+		r->opts.pinned[DTCP_OPT_TEMPORAL] = 1;
+	}
+	return r;
+}
+
+dtc_reader *
+dtc_open_file(const char *path, unsigned flags, dtc_error *err)
+{
+	return reader_new(dtcp_container_open_file(path, err), flags, err);
+}
+
+dtc_reader *
+dtc_open_fd(int fd, const char *name, unsigned flags, dtc_error *err)
+{
+	return reader_new(dtcp_container_open_fd(fd, name, err), flags, err);
+}
+
+dtc_reader *
+dtc_open_memory(const void *buf, size_t len, const char *name,
+    unsigned flags, dtc_error *err)
+{
+	return reader_new(dtcp_container_open_memory(buf, len, name, err),
+	    flags, err);
+}
+
+static void
+free_bufs(dtc_reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->capbufs; i++) {
+		free(r->bufs[i].owned);
+		dtcp_walker_free(&r->bufs[i].w);
+	}
+	free(r->bufs);
+	free(r->pending.b.owned);
+}
+
+void
+dtc_close(dtc_reader *r)
+{
+	if (r == NULL)
+		return;
+	dtcp_agg_free(r->agg);
+	dtcp_meta_free(&r->meta);
+	free_bufs(r);
+	free(r->segs);
+	free(r->args);
+	free(r->varids);
+	free((char *)r->hdr.os);
+	free((char *)r->hdr.release);
+	free((char *)r->hdr.host);
+	free((char *)r->hdr.producer);
+	dtcp_container_close(r->cont);
+	free(r->source);
+	free(r);
+}
+
+int
+dtc_set_option(dtc_reader *r, const char *name, const char *value,
+    dtc_error *err)
+{
+	char why[128];
+
+	if (dtcp_options_set(&r->opts, name, value, 1, why, sizeof(why)) !=
+	    DTC_OK) {
+		dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1, -1, -1,
+		    "couldn't set option \"%s\" to \"%s\": %s", name,
+		    value != NULL ? value : "", why);
+		return DTC_FAILED;
+	}
+	return DTC_OK;
+}
+
+/* ------------------------------------------------------------ items */
+
+static char *
+dup_text(const dtcp_container *c, const dtcp_item *it, const dtcp_node *map,
+    const char *key, const char *dflt, dtc_error *err)
+{
+	const char *s = dflt;
+	size_t len = strlen(dflt);
+	char *p;
+
+	if (dtcp_get_text(c, it, map, key, 0, &s, &len, err) == DTC_FAILED) {
+		s = dflt;
+		len = strlen(dflt);
+	}
+	if ((p = malloc(len + 1)) != NULL) {
+		memcpy(p, s, len);
+		p[len] = '\0';
+	}
+	return p;
+}
+
+static int
+read_header(dtc_reader *r, const dtcp_item *it, dtc_error *err)
+{
+	const dtcp_node *map = &it->nodes[0], *v;
+	const char *s;
+	size_t len;
+	uint64_t u;
+
+	if (strcmp(it->kind, "dtsnap") != 0) {
+		dtcp_error_set(err, DTC_E_BADHEADER, r->source, it->index,
+		    (long long)it->offset, -1, "the first item is a \"%s\" "
+		    "item, not the dtsnap header", it->kind);
+		return DTC_FATAL;
+	}
+	if ((v = dtcp_map_get(map, "version")) != NULL &&
+	    v->type == DTCP_N_ARRAY && v->count >= 2) {
+		r->hdr.version_major = (int)dtcp_array_at(v, 0)->u;
+		r->hdr.version_minor = (int)dtcp_array_at(v, 1)->u;
+	}
+	if (dtcp_get_text(r->cont, it, map, "byteorder", 0, &s, &len, err) ==
+	    DTC_OK)
+		r->hdr.big_endian = len == 3 && memcmp(s, "big", 3) == 0;
+	if (dtcp_get_text(r->cont, it, map, "model", 0, &s, &len, err) ==
+	    DTC_OK)
+		r->hdr.ilp32 = len == 5 && memcmp(s, "ILP32", 5) == 0;
+	r->hdr.os = dup_text(r->cont, it, map, "os", "", err);
+	r->hdr.release = dup_text(r->cont, it, map, "release", "", err);
+	r->hdr.host = dup_text(r->cont, it, map, "host", "", err);
+	r->hdr.producer = dup_text(r->cont, it, map, "producer", "", err);
+	if (r->hdr.os == NULL || r->hdr.release == NULL ||
+	    r->hdr.host == NULL || r->hdr.producer == NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, r->source, -1, -1, -1,
+		    "out of memory");
+		return DTC_FATAL;
+	}
+	r->hdr.os_illumos = strcasecmp(r->hdr.os, "illumos") == 0 ||
+	    strcasecmp(r->hdr.os, "solaris") == 0 ||
+	    strcasecmp(r->hdr.os, "sunos") == 0;
+	r->illumos = r->hdr.os_illumos;
+	u = 0;
+	if (dtcp_get_u64(r->cont, it, map, "ncpu", 0, &u, err) == DTC_OK)
+		r->hdr.ncpu = u > 65536 ? 65536 : (uint32_t)u;
+	u = r->illumos ? 49 : 55;
+	if (dtcp_get_u64(r->cont, it, map, "dt_act_base", 0, &u, err) ==
+	    DTC_FAILED)
+		u = r->illumos ? 49 : 55;
+	r->hdr.dt_act_base = (uint32_t)u;
+	r->swap = r->hdr.big_endian != dtcp_host_big();
+	if (r->hdr.ilp32) {
+		/* pc_t and pointers would be 4 bytes: record sizes carry it
+		 * (stack pcsize = size / depth), so nothing more to do here */
+	}
+	return DTC_OK;
+}
+
+static int
+read_options(dtc_reader *r, const dtcp_item *it, dtc_error *err)
+{
+	const dtcp_node *map, *k, *v;
+	char name[64], val[256], why[128];
+	uint32_t i;
+	int rc = DTC_OK;
+
+	if (dtcp_get_node(r->cont, it, &it->nodes[0], "options", DTCP_N_MAP, 1,
+	    &map, err) != DTC_OK)
+		return DTC_WARN;
+	for (i = 0, k = dtcp_first_child(map); i < map->count;
+	    i++, k = dtcp_next_sibling(v)) {
+		v = dtcp_next_sibling(k);
+		if (k->type != DTCP_N_TEXT || k->len >= sizeof(name)) {
+			dtcp_error_set(err, DTC_E_KEYTYPE, r->source, it->index,
+			    (long long)k->offset, -1, "options item: option "
+			    "names must be text");
+			rc = DTC_WARN;
+			continue;
+		}
+		memcpy(name, k->ptr, k->len);
+		name[k->len] = '\0';
+		if (v->type == DTCP_N_TEXT && v->len < sizeof(val)) {
+			memcpy(val, v->ptr, v->len);
+			val[v->len] = '\0';
+		} else if (v->type == DTCP_N_UINT) {
+			snprintf(val, sizeof(val), "%" PRIu64, v->u);
+		} else if (v->type == DTCP_N_NEGINT) {
+			/* DTRACEOPT_UNSET (-2) is how libdtrace says "unset" */
+			snprintf(val, sizeof(val), "%s", "");
+		} else if (v->type == DTCP_N_BOOL) {
+			snprintf(val, sizeof(val), "%s", v->u ? "1" : "");
+		} else {
+			dtcp_error_set(err, DTC_E_KEYTYPE, r->source, it->index,
+			    (long long)v->offset, -1, "options item: option "
+			    "\"%s\" has a value that is neither text nor an "
+			    "integer", name);
+			rc = DTC_WARN;
+			continue;
+		}
+		if (dtcp_options_set(&r->opts, name, val, 0, why, sizeof(why)) !=
+		    DTC_OK) {
+			dtcp_error_set(err, DTC_E_BADOPTION, r->source,
+			    it->index, (long long)k->offset, -1, "options item: "
+			    "couldn't set option \"%s\" to \"%s\": %s", name,
+			    val, why);
+			rc = DTC_WARN;
+		}
+	}
+	return rc;
+}
+
+static int
+read_status(dtc_reader *r, const dtcp_item *it, status *st, uint32_t *pass,
+    dtc_error *err)
+{
+	static const char *const keys[10] = { NULL, NULL, "dynamic",
+	    "dynrinse", "dyndirty", "spec", "specbusy", "specunavail",
+	    "stkstroverflow", "dblerrors" };
+	const dtcp_node *map = &it->nodes[0];
+	int64_t i64;
+	uint64_t u = 0;
+	int i;
+
+	memset(st, 0, sizeof(*st));
+	st->have = 1;
+	if (dtcp_get_u64(r->cont, it, map, "pass", 1, &u, err) != DTC_OK)
+		return DTC_WARN;
+	*pass = (uint32_t)u;
+	st->began_on = st->ended_on = -1;
+	if (dtcp_get_i64(r->cont, it, map, "began_on", 0, &i64, err) == DTC_OK)
+		st->began_on = (int)i64;
+	if (dtcp_get_i64(r->cont, it, map, "ended_on", 0, &i64, err) == DTC_OK)
+		st->ended_on = (int)i64;
+	if (dtcp_get_u64(r->cont, it, map, "exiting", 0, &u, err) == DTC_OK)
+		st->exiting = u != 0;
+	if (dtcp_get_i64(r->cont, it, map, "exit_status", 0, &i64, err) ==
+	    DTC_OK)
+		st->exit_status = (int)i64;
+	for (i = 2; i < 10; i++) {
+		u = 0;
+		if (dtcp_get_u64(r->cont, it, map, keys[i], 0, &u, err) ==
+		    DTC_FAILED)
+			return DTC_WARN;
+		st->c[i] = u;
+	}
+	return DTC_OK;
+}
+
+/* buf and aggbuf items; data copied unless the container keeps it. */
+static int
+read_buf(dtc_reader *r, const dtcp_item *it, pbuf *b, uint32_t *pass,
+    int principal, dtc_error *err)
+{
+	const dtcp_node *map = &it->nodes[0], *dn;
+	const uint8_t *data;
+	size_t len;
+	uint64_t u;
+	int64_t cpu = 0;
+
+	u = 0;
+	if (dtcp_get_u64(r->cont, it, map, "pass", 1, &u, err) != DTC_OK ||
+	    dtcp_get_i64(r->cont, it, map, "cpu", 1, &cpu, err) != DTC_OK ||
+	    dtcp_get_bytes(r->cont, it, map, "data", 1, &data, &len, err) !=
+	    DTC_OK)
+		return DTC_WARN;
+	*pass = (uint32_t)u;
+	if (cpu < 0 || cpu > 1000000) {
+		dtcp_error_set(err, DTC_E_BADVALUE, r->source, it->index,
+		    (long long)it->offset, -1, "%s item: cpu %lld is out of "
+		    "range", it->kind, (long long)cpu);
+		return DTC_WARN;
+	}
+	b->cpu = (int)cpu;
+	b->item = it->index;
+	/* the data bytes follow the byte string's CBOR head */
+	dn = dtcp_map_get(map, "data");
+	b->file_offset = dn->offset + (len < 24 ? 1 : len < 256 ? 2 :
+	    len < 65536 ? 3 : len <= UINT32_MAX ? 5 : 9);
+	b->drops = b->errors = b->oldest = b->timestamp = 0;
+	if (dtcp_get_u64(r->cont, it, map, "drops", 0, &b->drops, err) ==
+	    DTC_FAILED)
+		return DTC_WARN;
+	if (principal &&
+	    (dtcp_get_u64(r->cont, it, map, "errors", 0, &b->errors, err) ==
+	    DTC_FAILED ||
+	    dtcp_get_u64(r->cont, it, map, "oldest", 0, &b->oldest, err) ==
+	    DTC_FAILED ||
+	    dtcp_get_u64(r->cont, it, map, "timestamp", 0, &b->timestamp,
+	    err) == DTC_FAILED))
+		return DTC_WARN;
+	if (dtcp_container_stable(r->cont)) {
+		b->data = data;
+	} else {
+		if (b->owned_cap < len) {
+			uint8_t *p = realloc(b->owned, len);
+
+			if (p == NULL) {
+				dtcp_error_set(err, DTC_E_NOMEM, r->source,
+				    it->index, (long long)it->offset, -1,
+				    "out of memory holding a %zu-byte buffer",
+				    len);
+				return DTC_FATAL;
+			}
+			b->owned = p;
+			b->owned_cap = len;
+		}
+		memcpy(b->owned, data, len);
+		b->data = b->owned;
+	}
+	b->size = len;
+	return DTC_OK;
+}
+
+/* ------------------------------------------------------------ drops */
+
+static const char *const dropfmt[10] = {
+	"%llu drop%s on CPU %d\n",
+	"%llu aggregation drop%s on CPU %d\n",
+	"%llu dynamic variable drop%s\n",
+	"%llu dynamic variable drop%s with non-empty rinsing list\n",
+	"%llu dynamic variable drop%s with non-empty dirty list\n",
+	"%llu speculative drop%s\n",
+	"%llu failed speculation%s (available buffer(s) still busy)\n",
+	"%llu failed speculation%s (no speculative buffer available)\n",
+	"%llu jstack()/ustack() string table overflow%s\n",
+	"%llu error%s in ERROR probe enabling\n",
+};
+static const char *const droptag[10] = {
+	"DTRACEDROP_PRINCIPAL", "DTRACEDROP_AGGREGATION",
+	"DTRACEDROP_DYNAMIC", "DTRACEDROP_DYNRINSE", "DTRACEDROP_DYNDIRTY",
+	"DTRACEDROP_SPEC", "DTRACEDROP_SPECBUSY", "DTRACEDROP_SPECUNAVAIL",
+	"DTRACEDROP_STKSTROVERFLOW", "DTRACEDROP_DBLERROR",
+};
+
+static void
+queue_drop(dtc_reader *r, int kind, int cpu, uint64_t count)
+{
+	if (count == 0 || r->ndq >= sizeof(r->dq) / sizeof(r->dq[0]))
+		return;
+	r->dq[r->ndq].kind = kind;
+	r->dq[r->ndq].cpu = cpu;
+	r->dq[r->ndq].count = count;
+	r->ndq++;
+}
+
+static void
+clear_event(dtc_reader *r, int type)
+{
+	memset(&r->ev, 0, sizeof(r->ev));
+	r->ev.type = type;
+	r->ev.reader = r;
+	r->ev.source = r->source;
+	r->ev.pass = r->pass;
+	r->ev.cpu = -1;
+	r->ev.exit_status = -1;
+}
+
+/* The next queued drop as an event; 0 when the queue is empty. */
+static int
+drop_event(dtc_reader *r)
+{
+	struct qdrop *d;
+	int n = 0;
+
+	if (r->dqi >= r->ndq) {
+		r->ndq = r->dqi = 0;
+		return 0;
+	}
+	d = &r->dq[r->dqi++];
+	clear_event(r, DTC_EV_DROP);
+	r->ev.dropkind = d->kind;
+	r->ev.cpu = d->cpu;
+	r->ev.count = d->count;
+	if (dtcp_opt_isset(&r->opts, DTCP_OPT_DROPTAGS))
+		n = snprintf(r->msg, sizeof(r->msg), "[%s] ", droptag[d->kind]);
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	if (d->kind <= DTC_DROP_AGGREGATION)
+		snprintf(r->msg + n, sizeof(r->msg) - n, dropfmt[d->kind],
+		    (unsigned long long)d->count, d->count > 1 ? "s" : "",
+		    d->cpu);
+	else
+		snprintf(r->msg + n, sizeof(r->msg) - n, dropfmt[d->kind],
+		    (unsigned long long)d->count, d->count > 1 ? "s" : "");
+#pragma GCC diagnostic pop
+	r->ev.message = r->msg;
+	r->ndrops += d->count;
+	return 1;
+}
+
+/* Status counters are cumulative: report what grew since last time. */
+static void
+status_drops(dtc_reader *r, const status *st)
+{
+	int i;
+
+	for (i = 2; i < 10; i++)
+		if (st->c[i] > r->prev_st.c[i])
+			queue_drop(r, i, -1, st->c[i] - r->prev_st.c[i]);
+	memcpy(r->prev_st.c, st->c, sizeof(st->c));
+}
+
+/* ------------------------------------------------------------ passes */
+
+static pbuf *
+new_buf(dtc_reader *r)
+{
+	if (r->nbufs == r->capbufs) {
+		size_t cap = r->capbufs ? r->capbufs * 2 : 8;
+		pbuf *nb;
+
+		if (cap > 65536 || (nb = realloc(r->bufs,
+		    cap * sizeof(*nb))) == NULL)
+			return NULL;
+		memset(nb + r->capbufs, 0, (cap - r->capbufs) * sizeof(*nb));
+		r->bufs = nb;
+		r->capbufs = cap;
+	}
+	return &r->bufs[r->nbufs++];
+}
+
+static int
+add_seg(dtc_reader *r, int buf, enum filter f, int reset)
+{
+	if (r->nsegs == r->capsegs) {
+		size_t cap = r->capsegs ? r->capsegs * 2 : 16;
+		segment *ns = realloc(r->segs, cap * sizeof(*ns));
+
+		if (ns == NULL)
+			return -1;
+		r->segs = ns;
+		r->capsegs = cap;
+	}
+	r->segs[r->nsegs].buf = buf;
+	r->segs[r->nsegs].filter = f;
+	r->segs[r->nsegs].reset_flow = reset;
+	r->nsegs++;
+	return 0;
+}
+
+static int
+bufcmp(const void *a, const void *b)
+{
+	const pbuf *x = a, *y = b;
+
+	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+}
+
+/*
+ * libdtrace's order without temporal: the CPU that ran BEGIN first (on
+ * the first pass), the other CPUs in id order with flow state reset per
+ * CPU, and once tracing stopped the CPU that ran END last.  When BEGIN and
+ * END ran on the same CPU in one pass, that buffer is walked twice: its
+ * BEGIN records first, the rest last (dt_consume_begin).
+ */
+static int
+plan_pass(dtc_reader *r)
+{
+	int begin = -1, end = -1;
+	size_t i;
+
+	r->nsegs = r->seg = 0;
+	qsort(r->bufs, r->nbufs, sizeof(*r->bufs), bufcmp);
+	r->temporal = dtcp_opt_isset(&r->opts, DTCP_OPT_TEMPORAL);
+	if (r->temporal)
+		return 0;
+	for (i = 0; i < r->nbufs; i++) {
+		if (!r->began_consumed && r->st.have &&
+		    r->bufs[i].cpu == r->st.began_on)
+			begin = (int)i;
+		if (r->st.have && r->st.exiting &&
+		    r->bufs[i].cpu == r->st.ended_on)
+			end = (int)i;
+	}
+	if (begin >= 0) {
+		r->began_consumed = 1;
+		if (add_seg(r, begin, begin == end ? F_BEGIN_ONLY : F_ALL, 0))
+			return -1;
+	}
+	for (i = 0; i < r->nbufs; i++)
+		if ((int)i != begin && (int)i != end &&
+		    add_seg(r, (int)i, F_ALL, 1) != 0)
+			return -1;
+	if (end >= 0 && add_seg(r, end, end == begin ? F_NOT_BEGIN : F_ALL,
+	    0) != 0)
+		return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------ records */
+
+static int
+is_begin_probe(const dtc_probedesc *p)
+{
+	return p != NULL && strcmp(p->provider, "dtrace") == 0 &&
+	    strcmp(p->name, "BEGIN") == 0;
+}
+
+static const char *
+faultstr(uint64_t f)
+{
+	static const char *const s[] = { "unknown fault", "invalid address",
+	    "invalid alignment", "illegal operation", "divide-by-zero",
+	    "out of scratch space", "invalid kernel access",
+	    "invalid user access", "tuple stack overflow", "bad stack" };
+
+	if (f == DTRACEFLT_LIBRARY)
+		return "library-level fault";
+	if (f < sizeof(s) / sizeof(s[0]))
+		return s[f];
+	return "unknown fault";
+}
+
+static void
+probe_text(const dtc_probedesc *p, char *buf, size_t len)
+{
+	if (p == NULL)
+		snprintf(buf, len, ":::");
+	else
+		snprintf(buf, len, "%s:%s:%s:%s", p->provider, p->module,
+		    p->function, p->name);
+}
+
+/* The library's ERROR enabling: five 8-byte records (dt_handle_err). */
+static int
+error_event(dtc_reader *r, dtc_error *err)
+{
+	const dtc_eprobedesc *ep = r->rec.ep, *fep;
+	uint64_t w[5];
+	char pdesc[512], details[64], where[64], offinfo[64];
+	uint32_t i;
+
+	if (ep->nrecs != 5) {
+		dtcp_error_set(err, DTC_E_DMISMATCH, r->source, r->rb->item,
+		    (long long)(r->rb->file_offset + r->rec.raw_offset),
+		    r->rb->cpu, "the ERROR enabling %u has %u records, not 5",
+		    ep->epid, ep->nrecs);
+		return DTC_WARN;
+	}
+	for (i = 0; i < 5; i++)
+		w[i] = dtcp_ldsz(r->rec.data + ep->recs[i].offset,
+		    ep->recs[i].size <= 8 ? ep->recs[i].size : 8, r->swap);
+	clear_event(r, DTC_EV_ERROR);
+	r->ev.cpu = r->rb->cpu;
+	r->ev.ep = ep;
+	r->ev.probe = ep->probe;
+	r->ev.timestamp = r->rec.timestamp;
+	r->ev.fault_epid = (uint32_t)w[0];
+	r->ev.action = w[1];
+	r->ev.difoffset = (int64_t)w[2];
+	r->ev.fault = w[3];
+	r->ev.fault_addr = w[4];
+	fep = dtcp_meta_eprobe(&r->meta, (uint32_t)w[0]);
+	r->ev.fault_ep = fep;
+	r->ev.fault_probe = fep != NULL ? fep->probe : NULL;
+	probe_text(r->ev.fault_probe, pdesc, sizeof(pdesc));
+	details[0] = '\0';
+	if (w[3] == DTRACEFLT_BADADDR || w[3] == DTRACEFLT_BADALIGN ||
+	    w[3] == DTRACEFLT_BADSTACK)
+		snprintf(details, sizeof(details), " (0x%llx)",
+		    (unsigned long long)w[4]);
+	if (w[1] == 0)
+		snprintf(where, sizeof(where), "predicate");
+	else
+		snprintf(where, sizeof(where), "action #%d", (int)w[1]);
+	offinfo[0] = '\0';
+	if ((int64_t)w[2] != -1)
+		snprintf(offinfo, sizeof(offinfo), " at DIF offset %d",
+		    (int)w[2]);
+	snprintf(r->msg, sizeof(r->msg), "error on enabled probe ID %u (ID %u: "
+	    "%s): %s%s in %s%s\n", (uint32_t)w[0],
+	    fep != NULL ? fep->probeid : 0, pdesc, faultstr(w[3]), details,
+	    where, offinfo);
+	r->ev.message = r->msg;
+	r->nerrors++;
+	return DTC_OK;
+}
+
+static int
+grow_args(dtc_reader *r, size_t n)
+{
+	if (n > r->capargs) {
+		dtc_value *a = realloc(r->args, n * sizeof(*a));
+
+		if (a == NULL)
+			return -1;
+		r->args = a;
+		r->capargs = n;
+	}
+	return 0;
+}
+
+static int
+rec_error(dtc_reader *r, dtc_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int
+rec_error(dtc_reader *r, dtc_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	dtcp_error_vset(err, code, r->source, r->rb->item,
+	    (long long)(r->rb->file_offset + r->rec.raw_offset), r->rb->cpu,
+	    fmt, ap);
+	va_end(ap);
+	/* the rest of this record set cannot be trusted */
+	r->ri = r->rec.ep->nrecs;
+	return DTC_WARN;
+}
+
+/* A string record's text (NUL-terminated copy, bounded). */
+static const char *
+rec_string(dtc_reader *r, const dtc_recdesc *rd, char *buf, size_t len)
+{
+	size_t n = rd->size < len - 1 ? rd->size : len - 1;
+
+	memcpy(buf, r->rec.data + rd->offset, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* setopt(): failures are library-level errors (dt_handle_liberr). */
+static int
+do_setopt(dtc_reader *r, uint32_t i, dtc_error *err)
+{
+	const dtc_eprobedesc *ep = r->rec.ep;
+	const dtc_recdesc *nrd, *vrd;
+	const char *name, *val;
+	char why[128], pdesc[512];
+
+	if (i + 1 >= ep->nrecs || ep->recs[i + 1].action != DTC_ACT_LIBACT ||
+	    ep->recs[i + 1].arg != ep->recs[i].arg)
+		return rec_error(r, err, DTC_E_DMISMATCH, "setopt() record "
+		    "without its value record");
+	nrd = &ep->recs[i];
+	vrd = &ep->recs[i + 1];
+	r->ri = i + 2;
+	name = rec_string(r, nrd, r->optval[0], sizeof(r->optval[0]));
+	val = vrd->size > 8 ? rec_string(r, vrd, r->optval[1],
+	    sizeof(r->optval[1])) : "1";
+	if (dtcp_options_set_active(&r->opts, name, val, 0, 1, why,
+	    sizeof(why)) == DTC_OK)
+		return DTC_OK;
+	clear_event(r, DTC_EV_ERROR);
+	r->ev.cpu = r->rb->cpu;
+	r->ev.ep = ep;
+	r->ev.probe = ep->probe;
+	r->ev.timestamp = r->rec.timestamp;
+	r->ev.fault_epid = ep->epid;
+	r->ev.fault_ep = ep;
+	r->ev.fault_probe = ep->probe;
+	r->ev.fault = DTRACEFLT_LIBRARY;
+	r->ev.difoffset = -1;
+	probe_text(ep->probe, pdesc, sizeof(pdesc));
+	/* dt_setopt's text ends in a newline and dt_handle_liberr adds one */
+	snprintf(r->msg, sizeof(r->msg), "error on enabled probe ID %u (ID %u: "
+	    "%s): couldn't set option \"%s\" to \"%s\": %s\n\n", ep->epid,
+	    ep->probeid, pdesc, name, val, why);
+	r->ev.message = r->msg;
+	r->nerrors++;
+	return 1;     /* an event is ready */
+}
+
+/* A library action (never reaches the record callback). */
+static int
+libact(dtc_reader *r, uint32_t i, dtc_error *err)
+{
+	const dtc_eprobedesc *ep = r->rec.ep;
+	const dtc_recdesc *rd = &ep->recs[i];
+	uint64_t n;
+	int64_t varid;
+	int act = (int)(rd->arg - r->hdr.dt_act_base);
+
+	if (rd->arg < r->hdr.dt_act_base)
+		act = -1;
+	switch (act) {
+	case DTC_LIBACT_CLEAR:
+	case DTC_LIBACT_DENORMALIZE:
+		if (rd->size != 8)
+			return rec_error(r, err, DTC_E_DMISMATCH, "clear/"
+			    "denormalize record of %u bytes", rd->size);
+		varid = (int64_t)dtcp_ld64(r->rec.data + rd->offset, r->swap);
+		if (act == DTC_LIBACT_CLEAR)
+			dtcp_agg_clear(r->agg, r, varid);
+		else
+			dtcp_agg_denormalize(r->agg, varid);
+		r->ri = i + 1;
+		return DTC_OK;
+	case DTC_LIBACT_NORMALIZE:
+	case DTC_LIBACT_TRUNC:
+		if (rd->size != 8 || i + 1 >= ep->nrecs ||
+		    ep->recs[i + 1].action != DTC_ACT_LIBACT ||
+		    ep->recs[i + 1].arg != rd->arg)
+			return rec_error(r, err, DTC_E_DMISMATCH, "%s records "
+			    "do not match the statement",
+			    act == DTC_LIBACT_TRUNC ? "trunc()" : "normalize()");
+		varid = (int64_t)dtcp_ld64(r->rec.data + rd->offset, r->swap);
+		rd = &ep->recs[i + 1];
+		if (rd->size != 1 && rd->size != 2 && rd->size != 4 &&
+		    rd->size != 8)
+			return rec_error(r, err, DTC_E_DMISMATCH, "%s value "
+			    "record of %u bytes",
+			    act == DTC_LIBACT_TRUNC ? "trunc()" : "normalize()",
+			    rd->size);
+		n = dtcp_ldsz(r->rec.data + rd->offset, rd->size, r->swap);
+		r->ri = i + 2;
+		if (act == DTC_LIBACT_NORMALIZE) {
+			dtcp_agg_normalize(r->agg, varid, n);
+		} else {
+			int64_t sn;
+
+			switch (rd->size) {   /* the count is signed */
+			case 1: sn = (int8_t)n; break;
+			case 2: sn = (int16_t)n; break;
+			case 4: sn = (int32_t)n; break;
+			default: sn = (int64_t)n; break;
+			}
+			dtcp_agg_trunc(r->agg, r, varid, sn);
+		}
+		return DTC_OK;
+	case DTC_LIBACT_SETOPT:
+		return do_setopt(r, i, err);
+	case DTC_LIBACT_FTRUNCATE:
+		/* the output is the caller's; nothing to truncate here */
+		r->ri = i + 1;
+		return DTC_OK;
+	default:
+		r->ri = i + 1;
+		return DTC_OK;
+	}
+}
+
+/* printf/system/freopen: the format consumes a run of records. */
+static int
+printf_value(dtc_reader *r, uint32_t i, dtc_error *err)
+{
+	const dtc_eprobedesc *ep = r->rec.ep;
+	const dtc_recdesc *rd = &ep->recs[i];
+	const dtc_format *fmt = dtcp_meta_format(&r->meta, rd->format);
+	uint32_t n, k;
+
+	if (fmt == NULL)
+		return rec_error(r, err, DTC_E_BADFORMAT, "enabled probe %u, "
+		    "record %u: unknown format id %u", ep->epid, i, rd->format);
+	n = dtcp_format_nrecs(fmt);
+	if (i + n > ep->nrecs)
+		return rec_error(r, err, DTC_E_DMISMATCH, "enabled probe %u: "
+		    "format %u needs %u records, %u are left", ep->epid,
+		    rd->format, n, ep->nrecs - i);
+	if (grow_args(r, n) != 0)
+		return rec_error(r, err, DTC_E_NOMEM, "out of memory");
+	for (k = 0; k < n; k++)
+		dtcp_decode_value(&ep->recs[i + k],
+		    r->rec.data + ep->recs[i + k].offset,
+		    ep->recs[i + k].size, r->swap, &r->args[k]);
+	memset(&r->val, 0, sizeof(r->val));
+	r->val.kind = DTC_V_PRINTF;
+	r->val.action = rd->action;
+	r->val.rd = rd;
+	r->val.swapped = r->swap;
+	r->val.data = r->rec.data + rd->offset;
+	r->val.size = rd->size;
+	r->val.fmt = fmt;
+	r->val.nargs = n;
+	r->val.args = r->args;
+	r->ri = i + n;
+	return DTC_OK;
+}
+
+/* printa: the consecutive PRINTA records of one statement. */
+static int
+printa_value(dtc_reader *r, uint32_t i, dtc_error *err)
+{
+	const dtc_eprobedesc *ep = r->rec.ep;
+	const dtc_recdesc *rd = &ep->recs[i];
+	const dtc_format *fmt = NULL;
+	const dtc_aggprint *ap;
+	uint32_t n = 0, k;
+	dtc_error aerr;
+
+	while (i + n < ep->nrecs && ep->recs[i + n].action == DTC_ACT_PRINTA &&
+	    ep->recs[i + n].uarg == rd->uarg)
+		n++;
+	if (n > r->capvarids) {
+		int64_t *v = realloc(r->varids, n * sizeof(*v));
+
+		if (v == NULL)
+			return rec_error(r, err, DTC_E_NOMEM, "out of memory");
+		r->varids = v;
+		r->capvarids = n;
+	}
+	for (k = 0; k < n; k++) {
+		const dtc_recdesc *kr = &ep->recs[i + k];
+
+		if (kr->size != 8)
+			return rec_error(r, err, DTC_E_DMISMATCH, "printa() "
+			    "record of %u bytes (an aggregation variable id "
+			    "is 8)", kr->size);
+		r->varids[k] = (int64_t)dtcp_ld64(r->rec.data + kr->offset,
+		    r->swap);
+	}
+	if (rd->format != 0 &&
+	    (fmt = dtcp_meta_format(&r->meta, rd->format)) == NULL)
+		return rec_error(r, err, DTC_E_BADFORMAT, "enabled probe %u, "
+		    "record %u: unknown format id %u", ep->epid, i, rd->format);
+	dtc_error_clear(&aerr);
+	ap = dtcp_agg_printa(r->agg, r, r->varids, n, fmt, &aerr);
+	if (ap == NULL)
+		return rec_error(r, err, aerr.code ? aerr.code : DTC_E_BADAGG,
+		    "printa(): %s", aerr.text);
+	memset(&r->val, 0, sizeof(r->val));
+	r->val.kind = DTC_V_PRINTA;
+	r->val.action = DTC_ACT_PRINTA;
+	r->val.rd = rd;
+	r->val.swapped = r->swap;
+	r->val.fmt = fmt;
+	r->val.agg = ap;
+	r->ri = i + n;
+	return DTC_OK;
+}
+
+/*
+ * The next RECORD event of the current record set. Returns DTC_OK with an
+ * event, DTC_EOF when the record set has no more records, DTC_WARN.
+ */
+static int
+next_value(dtc_reader *r, dtc_error *err)
+{
+	const dtc_eprobedesc *ep = r->rec.ep;
+
+	while (r->ri < ep->nrecs) {
+		uint32_t i = r->ri;
+		const dtc_recdesc *rd = &ep->recs[i];
+		int rc;
+
+		switch (rd->action) {
+		case DTC_ACT_LIBACT:
+			rc = libact(r, i, err);
+			if (rc == 1)
+				return DTC_OK;   /* a library error event */
+			if (rc != DTC_OK)
+				return rc;
+			continue;
+		case DTC_ACT_TRACEMEM_DYNSIZE:
+			if (rd->size == 8)
+				r->dynsize = dtcp_ld64(r->rec.data + rd->offset,
+				    r->swap);
+			r->ri = i + 1;
+			continue;
+		case DTC_ACT_PRINTF:
+		case DTC_ACT_SYSTEM:
+		case DTC_ACT_FREOPEN:
+			if ((rc = printf_value(r, i, err)) != DTC_OK)
+				return rc;
+			break;
+		case DTC_ACT_PRINTA:
+			if ((rc = printa_value(r, i, err)) != DTC_OK)
+				return rc;
+			break;
+		default:
+			r->ri = i + 1;
+			if (rd->size == 0)
+				continue;   /* speculate, commit, stop, ... */
+			dtcp_decode_value(rd, r->rec.data + rd->offset, rd->size,
+			    r->swap, &r->val);
+			if (r->val.kind == DTC_V_MEMORY) {
+				if (r->dynsize != 0 && r->dynsize <= rd->size)
+					r->val.size = (uint32_t)r->dynsize;
+				r->dynsize = 0;
+			} else if (r->val.kind == DTC_V_EXIT) {
+				r->exit_status = (int)r->val.i;
+			} else if (r->val.kind == DTC_V_STACK &&
+			    r->val.nframes == 0 && rd->arg != 0) {
+				return rec_error(r, err, DTC_E_DMISMATCH,
+				    "Invalid stack program counter size");
+			}
+			break;
+		}
+		clear_event(r, DTC_EV_RECORD);
+		r->ev.cpu = r->rb->cpu;
+		r->ev.ep = ep;
+		r->ev.probe = ep->probe;
+		r->ev.timestamp = r->rec.timestamp;
+		r->ev.recindex = i;
+		r->ev.value = &r->val;
+		r->ev.quiet = dtcp_opt_isset(&r->opts, DTCP_OPT_QUIET);
+		r->ev.flowindent = dtcp_opt_isset(&r->opts,
+		    DTCP_OPT_FLOWINDENT);
+		r->ev.flow = r->flow;
+		r->ev.indent = r->indent;
+		return DTC_OK;
+	}
+	return DTC_EOF;
+}
+
+static int
+name_is(const char *name, const char *what)
+{
+	size_t n = strlen(name), w = strlen(what);
+
+	if (strcmp(name, what) == 0)
+		return 1;
+	return n > w && name[n - w - 1] == '-' && strcmp(name + n - w, what) == 0;
+}
+
+/* dt_flowindent: classify and indent the record set about to start. */
+static void
+flowindent(dtc_reader *r, const dtcp_walker *w)
+{
+	const dtc_eprobedesc *ep = r->rec.ep, *other;
+	const dtc_probedesc *p = ep->probe;
+	uint32_t next;
+
+	r->flow = DTC_FLOW_NONE;
+	if (p == NULL)
+		return;
+	if (name_is(p->name, "entry")) {
+		r->flow = DTC_FLOW_ENTRY;
+		if (r->last_epid != 0 && r->last_epid != ep->epid &&
+		    (other = dtcp_meta_eprobe(&r->meta, r->last_epid)) != NULL &&
+		    other->probeid == ep->probeid)
+			r->flow = DTC_FLOW_NONE;
+	} else if (name_is(p->name, "return")) {
+		r->flow = DTC_FLOW_RETURN;
+		next = dtcp_walker_peek_epid(w);
+		if (next != 0 && next != ep->epid &&
+		    (other = dtcp_meta_eprobe(&r->meta, next)) != NULL &&
+		    other->probeid == ep->probeid)
+			r->flow = DTC_FLOW_NONE;
+	}
+	if (r->flow == DTC_FLOW_RETURN && r->indent > 0)
+		r->indent -= 2;
+}
+
+static void
+probe_event(dtc_reader *r)
+{
+	clear_event(r, DTC_EV_PROBE);
+	r->ev.cpu = r->rb->cpu;
+	r->ev.ep = r->rec.ep;
+	r->ev.probe = r->rec.ep->probe;
+	r->ev.timestamp = r->rec.timestamp;
+	r->rec_quiet = dtcp_opt_isset(&r->opts, DTCP_OPT_QUIET);
+	r->rec_flow = dtcp_opt_isset(&r->opts, DTCP_OPT_FLOWINDENT);
+	r->ev.quiet = r->rec_quiet;
+	r->ev.flowindent = r->rec_flow;
+	r->ev.flow = r->flow;
+	r->ev.indent = r->indent;
+	r->nrecords++;
+}
+
+/* Temporal order: the buffer whose next record is the oldest. */
+static pbuf *
+temporal_next(dtc_reader *r, dtc_error *err, int *rc)
+{
+	pbuf *best = NULL;
+	size_t i;
+
+	*rc = DTC_OK;
+	for (i = 0; i < r->nbufs; i++) {
+		pbuf *b = &r->bufs[i];
+
+		if (b->done)
+			continue;
+		if (!b->have_cur) {
+			int wrc = dtcp_walker_next(&b->w, &b->cur, err);
+
+			if (wrc == DTC_EOF) {
+				b->done = 1;
+				queue_drop(r, DTC_DROP_PRINCIPAL, b->cpu,
+				    b->drops);
+				continue;
+			}
+			if (wrc != DTC_OK) {
+				*rc = wrc;
+				return NULL;  /* the next call goes on */
+			}
+			b->have_cur = 1;
+		}
+		if (best == NULL || b->cur.timestamp < best->cur.timestamp)
+			best = b;
+	}
+	return best;
+}
+
+static int
+start_buffer(dtc_reader *r, pbuf *b, dtc_error *err)
+{
+	b->w.meta = &r->meta;
+	b->w.swap = r->swap;
+	b->w.cpu = b->cpu;
+	b->w.source = r->source;
+	b->w.item = b->item;
+	b->w.file_offset = b->file_offset;
+	b->started = 1;
+	b->done = 0;
+	b->have_cur = 0;
+	return dtcp_walker_start(&b->w, b->data, b->size, b->oldest, err);
+}
+
+/*
+ * Find the next record of the pass (into r->rec, r->rb). DTC_OK, DTC_EOF
+ * at the end of the pass, DTC_WARN (skip; call again).
+ */
+static int
+next_record(dtc_reader *r, dtc_error *err)
+{
+	int rc;
+
+	if (r->temporal) {
+		pbuf *b;
+		size_t i;
+
+		for (i = 0; i < r->nbufs; i++)
+			if (!r->bufs[i].started &&
+			    (rc = start_buffer(r, &r->bufs[i], err)) != DTC_OK)
+				return rc;
+		if ((b = temporal_next(r, err, &rc)) == NULL)
+			return rc == DTC_OK ? DTC_EOF : rc;
+		r->rb = b;
+		r->rec = b->cur;
+		b->have_cur = 0;
+		return DTC_OK;
+	}
+	while (r->seg < r->nsegs) {
+		segment *s = &r->segs[r->seg];
+		pbuf *b = &r->bufs[s->buf];
+
+		if (!b->started || (s->filter == F_NOT_BEGIN && b->done)) {
+			if (s->reset_flow) {
+				r->indent = 0;
+				r->flow = DTC_FLOW_NONE;
+			}
+			rc = start_buffer(r, b, err);
+			if (rc != DTC_OK)
+				return rc;
+		}
+		for (;;) {
+			const dtc_probedesc *p;
+
+			rc = dtcp_walker_next(&b->w, &r->rec, err);
+			if (rc == DTC_EOF)
+				break;
+			if (rc != DTC_OK)
+				return rc;
+			if (s->filter != F_ALL) {
+				/* an ERROR record counts as its faulting probe */
+				p = r->rec.ep->probe;
+				if (r->rec.ep->uarg == 1 && r->rec.ep->nrecs >= 1) {
+					const dtc_eprobedesc *f = dtcp_meta_eprobe(
+					    &r->meta, (uint32_t)dtcp_ldsz(
+					    r->rec.data + r->rec.ep->recs[0].offset,
+					    r->rec.ep->recs[0].size <= 8 ?
+					    r->rec.ep->recs[0].size : 8, r->swap));
+					p = f != NULL ? f->probe : NULL;
+				}
+				if ((s->filter == F_BEGIN_ONLY) != is_begin_probe(p))
+					continue;
+			}
+			r->rb = b;
+			return DTC_OK;
+		}
+		b->done = 1;
+		r->seg++;
+		if (s->filter != F_BEGIN_ONLY)
+			queue_drop(r, DTC_DROP_PRINCIPAL, b->cpu, b->drops);
+		if (r->ndq > 0)
+			return AGAIN;  /* drops to report first */
+	}
+	return DTC_EOF;
+}
+
+/* ------------------------------------------------------------ items loop */
+
+/*
+ * Read items until the current pass is complete. DTC_OK: a pass is ready
+ * to consume (or the capture ended: r->eof). DTC_WARN: err says what was
+ * skipped; call again. DTC_FATAL.
+ */
+static int
+read_pass(dtc_reader *r, dtc_error *err)
+{
+	dtcp_item it;
+	int rc;
+
+	for (;;) {
+		uint32_t pass = 0;
+
+		if (r->have_pending) {
+			struct pending *p = &r->pending;
+
+			/* an item of a later pass completes the current one */
+			if (r->nbufs > 0 && p->pass != r->pass)
+				return DTC_OK;
+			r->have_pending = 0;
+			r->pass = p->pass;
+			if (p->kind == 3) {
+				r->st = p->st;
+				status_drops(r, &p->st);
+				if (r->ndq > 0)
+					return AGAIN;
+				continue;
+			}
+			if (p->kind == 1) {
+				rc = dtcp_agg_snap(r->agg, r, p->b.cpu, p->b.data,
+				    p->b.size, err);
+				queue_drop(r, DTC_DROP_AGGREGATION, p->b.cpu,
+				    p->b.drops);
+				if (rc != DTC_OK)
+					return rc == DTC_FATAL ? DTC_FATAL :
+					    DTC_WARN;
+				if (r->ndq > 0)
+					return AGAIN;
+				continue;
+			}
+			if (p->kind == 2) {
+				pbuf *b = new_buf(r), save;
+
+				if (b == NULL)
+					goto nomem;
+				save = *b;
+				*b = p->b;
+				/* keep the slot's own storage and walker */
+				b->owned = save.owned;
+				b->owned_cap = save.owned_cap;
+				b->w = save.w;
+				if (p->b.owned == p->b.data) {
+					if (b->owned_cap < p->b.size) {
+						uint8_t *q = realloc(b->owned,
+						    p->b.size);
+						if (q == NULL)
+							goto nomem;
+						b->owned = q;
+						b->owned_cap = p->b.size;
+					}
+					memcpy(b->owned, p->b.data, p->b.size);
+					b->data = b->owned;
+				}
+				b->started = 0;
+				continue;
+			}
+		}
+		if (r->eof)
+			return DTC_OK;
+		rc = dtcp_container_next(r->cont, &it, err);
+		if (rc == DTC_EOF) {
+			r->eof = 1;
+			return DTC_OK;
+		}
+		if (rc == DTC_FATAL) {
+			r->eof = 1;
+			return DTC_FATAL;
+		}
+		if (rc != DTC_OK)
+			return rc;
+		rc = dtcp_meta_add_item(&r->meta, r->cont, &it, r->illumos, err);
+		if (rc != DTC_EOF) {
+			if (rc == DTC_OK)
+				continue;
+			return rc;
+		}
+		if (strcmp(it.kind, "options") == 0) {
+			if ((rc = read_options(r, &it, err)) != DTC_OK)
+				return rc;
+			continue;
+		}
+		if (strcmp(it.kind, "end") == 0) {
+			int64_t es = 0;
+
+			r->saw_end = 1;
+			if (dtcp_get_i64(r->cont, &it, &it.nodes[0],
+			    "exit_status", 0, &es, err) == DTC_OK &&
+			    r->exit_status < 0)
+				r->exit_status = (int)es;
+			continue;
+		}
+		if (strcmp(it.kind, "status") == 0) {
+			r->pending.kind = 3;
+			if (read_status(r, &it, &r->pending.st, &pass, err) !=
+			    DTC_OK)
+				return DTC_WARN;
+		} else if (strcmp(it.kind, "aggbuf") == 0 ||
+		    strcmp(it.kind, "buf") == 0) {
+			int principal = it.kind[0] == 'b';
+
+			r->pending.kind = principal ? 2 : 1;
+			rc = read_buf(r, &it, &r->pending.b, &pass, principal,
+			    err);
+			if (rc != DTC_OK)
+				return rc;
+		} else {
+			continue;  /* unknown kinds: the format may grow */
+		}
+		r->pending.pass = pass;
+		r->have_pending = 1;
+	}
+nomem:
+	dtcp_error_set(err, DTC_E_NOMEM, r->source, -1, -1, -1,
+	    "out of memory");
+	return DTC_FATAL;
+}
+
+/* ------------------------------------------------------------ dtc_next */
+
+static int
+finish(dtc_reader *r, int rc)
+{
+	r->last_rc = rc;
+	if (rc == DTC_EOF || rc == DTC_FATAL)
+		r->dead = 1;
+	return rc;
+}
+
+int
+dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
+{
+	dtcp_item it;
+	int rc;
+
+	*evp = NULL;
+	if (r->dead)
+		return r->last_rc;
+	for (;;) {
+		if (drop_event(r)) {
+			*evp = &r->ev;
+			return DTC_OK;
+		}
+		switch (r->state) {
+		case S_HEADER:
+			rc = dtcp_container_next(r->cont, &it, err);
+			if (rc == DTC_EOF) {
+				dtcp_error_set(err, DTC_E_BADHEADER, r->source,
+				    -1, 0, -1, "empty input: no dtsnap header");
+				return finish(r, DTC_FATAL);
+			}
+			if (rc != DTC_OK)
+				return finish(r, rc == DTC_WARN ? DTC_FATAL : rc);
+			if ((rc = read_header(r, &it, err)) != DTC_OK)
+				return finish(r, rc);
+			r->state = S_ITEMS;
+			clear_event(r, DTC_EV_BEGIN);
+			r->ev.header = &r->hdr;
+			*evp = &r->ev;
+			return DTC_OK;
+
+		case S_ITEMS:
+			rc = read_pass(r, err);
+			if (rc == AGAIN)
+				continue;
+			if (rc == DTC_FATAL) {
+				/* a capture cut short (or undecodable bytes):
+				 * keep what decoded, consume the pass read so
+				 * far and print the aggregations; the END
+				 * event says the capture is incomplete */
+				r->state = r->nbufs > 0 ? S_PASS_START :
+				    S_EXIT_AGGS;
+				return DTC_WARN;
+			}
+			if (rc != DTC_OK)
+				return rc;
+			if (r->nbufs == 0 && r->eof) {
+				r->state = S_EXIT_AGGS;
+				continue;
+			}
+			if (r->nbufs == 0)
+				continue;
+			r->state = S_PASS_START;
+			continue;
+
+		case S_PASS_START:
+			if (plan_pass(r) != 0) {
+				dtcp_error_set(err, DTC_E_NOMEM, r->source, -1,
+				    -1, -1, "out of memory");
+				return finish(r, DTC_FATAL);
+			}
+			r->state = S_NEXT_RECORD;
+			continue;
+
+		case S_NEXT_RECORD:
+			rc = next_record(r, err);
+			if (rc == AGAIN)
+				continue;
+			if (rc == DTC_EOF) {
+				r->nbufs = 0;
+				r->began_consumed = 1;
+				r->state = r->eof && !r->have_pending ?
+				    S_EXIT_AGGS : S_ITEMS;
+				continue;
+			}
+			if (rc != DTC_OK)
+				return rc;
+			if (r->rec.ep->uarg == 1) {
+				rc = error_event(r, err);
+				if (rc != DTC_OK)
+					return rc;
+				*evp = &r->ev;
+				return DTC_OK;
+			}
+			if (dtcp_meta_is_bad(&r->meta, r->rec.epid)) {
+				dtcp_error_set(err, DTC_E_BADRECDESC, r->source,
+				    r->rb->item, (long long)(r->rb->file_offset +
+				    r->rec.raw_offset), r->rb->cpu, "record of "
+				    "enabled probe %u skipped: its description "
+				    "is inconsistent", r->rec.epid);
+				return DTC_WARN;
+			}
+			if (dtcp_opt_isset(&r->opts, DTCP_OPT_FLOWINDENT))
+				flowindent(r, &r->rb->w);
+			else
+				r->flow = DTC_FLOW_NONE;
+			r->ri = 0;
+			r->dynsize = 0;
+			probe_event(r);
+			r->state = S_RECORDS;
+			*evp = &r->ev;
+			return DTC_OK;
+
+		case S_RECORDS:
+			rc = next_value(r, err);
+			if (rc == DTC_OK) {
+				*evp = &r->ev;
+				return DTC_OK;
+			}
+			r->state = S_RECORD_END;
+			if (rc != DTC_EOF)
+				return rc;
+			continue;
+
+		case S_RECORD_END:
+			clear_event(r, DTC_EV_PROBE_END);
+			r->ev.cpu = r->rb->cpu;
+			r->ev.ep = r->rec.ep;
+			r->ev.probe = r->rec.ep->probe;
+			r->ev.timestamp = r->rec.timestamp;
+			/* setopt() in this record set changes the newline */
+			r->ev.quiet = dtcp_opt_isset(&r->opts, DTCP_OPT_QUIET);
+			r->ev.flowindent = r->rec_flow;
+			r->ev.flow = r->flow;
+			r->ev.indent = r->indent;
+			if (r->flow == DTC_FLOW_ENTRY)
+				r->indent += 2;
+			r->last_epid = r->rec.epid;
+			r->state = S_NEXT_RECORD;
+			*evp = &r->ev;
+			return DTC_OK;
+
+		case S_EXIT_AGGS: {
+			const dtc_aggprint *ap = NULL;
+
+			if (!(r->flags & DTC_OPEN_NOAGGEXIT))
+				ap = dtcp_agg_exit_next(r->agg, r,
+				    &r->exit_cursor);
+			if (ap == NULL) {
+				r->state = S_END;
+				continue;
+			}
+			clear_event(r, DTC_EV_AGG);
+			r->ev.agg = ap;
+			*evp = &r->ev;
+			return DTC_OK;
+		}
+
+		case S_END:
+			clear_event(r, DTC_EV_END);
+			r->ev.exit_status = r->exit_status;
+			r->ev.complete = r->saw_end;
+			r->ev.nrecords = r->nrecords;
+			r->ev.ndrops = r->ndrops;
+			r->ev.nerrors = r->nerrors;
+			r->state = S_DONE;
+			*evp = &r->ev;
+			return DTC_OK;
+
+		case S_DONE:
+			return finish(r, DTC_EOF);
+		}
+	}
+}
+
+int
+dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
+{
+	const dtc_event *ev;
+	int rc, cb;
+
+	for (;;) {
+		dtc_error local;
+
+		dtc_error_clear(&local);
+		rc = dtc_next(r, &ev, &local);
+		if (rc == DTC_EOF)
+			return DTC_OK;
+		if (rc == DTC_WARN || rc == DTC_FATAL) {
+			if (h->warn != NULL && (cb = h->warn(&local, arg)) != 0)
+				return cb;
+			if (err != NULL && err->code == DTC_E_NONE)
+				*err = local;
+			if (rc == DTC_FATAL)
+				return rc;
+			continue;
+		}
+		if (ev == NULL)
+			continue;
+		cb = 0;
+		switch (ev->type) {
+		case DTC_EV_BEGIN: if (h->begin) cb = h->begin(ev, arg); break;
+		case DTC_EV_PROBE: if (h->probe) cb = h->probe(ev, arg); break;
+		case DTC_EV_RECORD: if (h->record) cb = h->record(ev, arg); break;
+		case DTC_EV_PROBE_END:
+			if (h->probe_end) cb = h->probe_end(ev, arg);
+			break;
+		case DTC_EV_AGG: if (h->agg) cb = h->agg(ev, arg); break;
+		case DTC_EV_DROP: if (h->drop) cb = h->drop(ev, arg); break;
+		case DTC_EV_ERROR: if (h->error) cb = h->error(ev, arg); break;
+		case DTC_EV_NOTICE: if (h->notice) cb = h->notice(ev, arg); break;
+		case DTC_EV_END: if (h->end) cb = h->end(ev, arg); break;
+		}
+		if (cb != 0)
+			return cb;
+	}
+}
