@@ -1,2 +1,10 @@
-#include <stdio.h>
-int main(void) { fputs("not written yet\n", stderr); return 1; }
+/*
+ * dt2json - the same decoder, writing JSON Lines (dtconsume -f json).
+ */
+#include "decode.h"
+
+int
+main(int argc, char **argv)
+{
+	return decode_main(argc, argv, "json");
+}

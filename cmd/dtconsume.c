@@ -1,2 +1,11 @@
-#include <stdio.h>
-int main(void) { fputs("not written yet\n", stderr); return 1; }
+/*
+ * dtconsume - print what dtrace(1) printed, from a capture.
+ * Everything is in decode.c; this program only picks the text output.
+ */
+#include "decode.h"
+
+int
+main(int argc, char **argv)
+{
+	return decode_main(argc, argv, "text");
+}

@@ -1,0 +1,229 @@
+/*
+ * decode.c - the driver shared by dtconsume and dt2json: options, one
+ * reader per input file, events to the chosen emitter, warnings to
+ * stderr as "prog: file: item N, offset M: message".
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "decode.h"
+#include "emitter.h"
+
+static void
+usage(const cli *c, const char *deffmt, FILE *fp)
+{
+	const dtc_emitter *const *e;
+
+	fprintf(fp,
+"Usage: %s [-qFE] [-x opt[=val]]... [-o outfile] [-f format] [--temporal] FILE...\n"
+"Decode DTrace captures (.dtsnap files) offline%s.\n"
+"\n"
+"  -q                  quiet (as dtrace -q): -x quiet\n"
+"  -F                  flow indent (as dtrace -F): -x flowindent\n"
+"  -x opt[=val]        set a consumer option, overriding the capture's\n"
+"  -o file             write the output to file (stderr messages stay)\n"
+"  -f format           output format (default %s):\n",
+	    c->progname, strcmp(deffmt, "text") == 0 ?
+	    " and print what dtrace(1) printed" : " as JSON Lines", deffmt);
+	for (e = dtc_emitter_list(); *e != NULL; e++)
+		fprintf(fp, "                        %-6s %s\n", (*e)->name,
+		    (*e)->description);
+	fprintf(fp,
+"      --temporal      merge records across CPUs by timestamp (-x temporal)\n"
+"  -E, --exit-status   exit with the status the traced script gave exit()\n"
+"  -h, --help          show this help\n"
+"  -V, --version       show the version\n"
+"\n"
+"FILE may be - for standard input.  Several files are decoded one after\n"
+"the other.  Exit status: 0 when every file decoded cleanly, 1 when\n"
+"something was skipped or broken (each problem is reported on stderr),\n"
+"2 for a bad command line.  system() and freopen() requests recorded in\n"
+"a capture are never executed: they are reported on stderr.\n"
+"See %s(1).\n", c->progname);
+}
+
+struct opt { const char *name, *value; };
+
+/* Decode one file; returns 0, or -1 when the emitter asked to stop. */
+static int
+decode_file(cli *c, const char *path, unsigned flags, const struct opt *opts,
+    size_t nopts, const dtc_emitter *em, void *st, int *exit_status)
+{
+	dtc_reader *r;
+	dtc_error err;
+	const dtc_event *ev;
+	const dtc_handler *h = &em->handler;
+	size_t i;
+	int rc, cb;
+
+	dtc_error_clear(&err);
+	if (strcmp(path, "-") == 0)
+		r = dtc_open_fd(0, "<stdin>", flags, &err);
+	else
+		r = dtc_open_file(path, flags, &err);
+	if (r == NULL) {
+		cli_report(c, &err);
+		return 0;
+	}
+	for (i = 0; i < nopts; i++) {
+		dtc_error_clear(&err);
+		if (dtc_set_option(r, opts[i].name, opts[i].value, &err) !=
+		    DTC_OK) {
+			dtc_close(r);
+			cli_usage_error(c, "%s", err.text);
+		}
+	}
+	for (;;) {
+		dtc_error_clear(&err);
+		rc = dtc_next(r, &ev, &err);
+		if (rc == DTC_EOF)
+			break;
+		if (rc == DTC_WARN || rc == DTC_FATAL) {
+			cli_report(c, &err);
+			if (rc == DTC_FATAL)
+				break;
+			continue;
+		}
+		if (ev == NULL)
+			continue;
+		cb = 0;
+		switch (ev->type) {
+		case DTC_EV_BEGIN: if (h->begin) cb = h->begin(ev, st); break;
+		case DTC_EV_PROBE: if (h->probe) cb = h->probe(ev, st); break;
+		case DTC_EV_RECORD: if (h->record) cb = h->record(ev, st); break;
+		case DTC_EV_PROBE_END:
+			if (h->probe_end) cb = h->probe_end(ev, st);
+			break;
+		case DTC_EV_AGG: if (h->agg) cb = h->agg(ev, st); break;
+		case DTC_EV_DROP: if (h->drop) cb = h->drop(ev, st); break;
+		case DTC_EV_ERROR: if (h->error) cb = h->error(ev, st); break;
+		case DTC_EV_NOTICE: if (h->notice) cb = h->notice(ev, st); break;
+		case DTC_EV_END:
+			if (ev->exit_status >= 0)
+				*exit_status = ev->exit_status;
+			if (h->end)
+				cb = h->end(ev, st);
+			break;
+		}
+		if (cb != 0) {
+			/* the emitter stopped (dtrace's "processing aborted") */
+			if (c->status < CLI_EXIT_WARN)
+				c->status = CLI_EXIT_WARN;
+			dtc_close(r);
+			return -1;
+		}
+	}
+	dtc_close(r);
+	return 0;
+}
+
+int
+decode_main(int argc, char **argv, const char *deffmt)
+{
+	static const struct option longopts[] = {
+		{ "temporal", no_argument, NULL, 'T' },
+		{ "exit-status", no_argument, NULL, 'E' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	cli c;
+	const char *fmt = deffmt, *outpath = NULL;
+	const dtc_emitter *em;
+	dtc_emitter_opts eo;
+	struct opt *opts;
+	size_t nopts = 0;
+	unsigned flags = 0;
+	int ch, i, want_exit = 0, exit_status = 0, werr;
+	void *st;
+	FILE *out = stdout;
+	const char *testing;
+
+	cli_init(&c, argv[0]);
+	if ((opts = calloc((size_t)argc + 1, sizeof(*opts))) == NULL) {
+		cli_warn(&c, "out of memory");
+		return CLI_EXIT_WARN;
+	}
+	while ((ch = getopt_long(argc, argv, "qFEx:o:f:hV", longopts, NULL)) !=
+	    -1) {
+		switch (ch) {
+		case 'q':
+			opts[nopts].name = "quiet";
+			opts[nopts++].value = NULL;
+			break;
+		case 'F':
+			opts[nopts].name = "flowindent";
+			opts[nopts++].value = NULL;
+			break;
+		case 'x': {
+			char *eq = strchr(optarg, '=');
+
+			if (eq != NULL)
+				*eq++ = '\0';
+			opts[nopts].name = optarg;
+			opts[nopts++].value = eq;
+			break;
+		}
+		case 'T':
+			flags |= DTC_OPEN_TEMPORAL;
+			break;
+		case 'E':
+			want_exit = 1;
+			break;
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'f':
+			fmt = optarg;
+			break;
+		case 'h':
+			usage(&c, deffmt, stdout);
+			free(opts);
+			return CLI_EXIT_OK;
+		case 'V':
+			printf("%s %s\n", c.progname, dtc_version_string());
+			free(opts);
+			return CLI_EXIT_OK;
+		default:
+			usage(&c, deffmt, stderr);
+			free(opts);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		cli_usage_error(&c, "no capture file given");
+	if ((em = dtc_emitter_find(fmt)) == NULL)
+		cli_usage_error(&c, "unknown output format '%s'", fmt);
+	if (outpath != NULL && (out = fopen(outpath, "w")) == NULL)
+		cli_usage_error(&c, "%s: %s", outpath, strerror(errno));
+	memset(&eo, 0, sizeof(eo));
+	eo.out = out;
+	eo.err = stderr;
+	/* dtrace-utils' test harness mode: no CPU and ID columns */
+	testing = getenv("_DTRACE_TESTING");
+	eo.testing = testing != NULL && testing[0] != '\0';
+	if ((st = em->create(&eo)) == NULL) {
+		cli_warn(&c, "cannot start the %s output", em->name);
+		free(opts);
+		return CLI_EXIT_WARN;
+	}
+	for (i = optind; i < argc; i++)
+		if (decode_file(&c, argv[i], flags, opts, nopts, em, st,
+		    &exit_status) != 0)
+			break;
+	werr = em->destroy(st);
+	if (out != stdout && fclose(out) != 0)
+		werr = -1;
+	else if (out == stdout && fflush(stdout) != 0)
+		werr = -1;
+	if (werr != 0)
+		cli_warn(&c, "error writing the output: %s", strerror(errno));
+	free(opts);
+	if (want_exit && c.status == CLI_EXIT_OK)
+		return exit_status;
+	return c.status;
+}
