@@ -1,2 +1,1542 @@
-/* not written yet */
+/*
+ * text.c - the reference emitter: exactly the bytes dtrace(1) prints.
+ *
+ * The library hands us events in the order libdtrace's callbacks would
+ * fire (ordering, flowindent classification, printf grouping, library
+ * actions and aggregation state are its business).  What is left here is
+ * what dtrace(1)'s chew()/chewrec() and libdtrace's dt_consume.c printers
+ * do with a record: the heading, probe lines, trace() of integers by record
+ * size, the string-or-hex-dump heuristic, stacks, symbols, printf output,
+ * default aggregation rows (with agghist/aggpack), the end-of-run newline,
+ * and drop/error lines on the error stream.
+ *
+ * Decisions a user can rely on (see also dtconsume(1)):
+ *  - system() is never executed and freopen() never opens anything: the
+ *    rendered command or file name is reported on the error stream as
+ *    "dtconsume: system() not executed: CMD" / "dtconsume: freopen() not
+ *    performed: FILE" ("freopen() restore not performed" for freopen("")),
+ *    and output keeps going to the normal stream.
+ *  - A record that cannot be rendered (data record mismatch) prints
+ *    "dtrace: processing aborted: MSG" as dtrace(1) does; the callback then
+ *    returns DTC_EMIT_ABORT, which stops dtc_consume(): the program exits 1.
+ *    As in dtrace(1), no end-of-run newline or aggregation follows.
+ *  - Drop and error messages are printed verbatim after "dtrace: ".
+ *    dtrace(1) passes them to vfprintf as a format string (a '%' in a probe
+ *    name would be interpreted); we do not reproduce that.
+ *  - Offline there is no process to grab: a ustack frame prints its symbol
+ *    when the capture has the process' maps and symbols, else (illumos
+ *    captures) the helper string when there is one, else the raw address.
+ *  - aggpack glyphs: UTF-8 blocks unless the encoding option is "ascii" or
+ *    TERM is sun, sun-color or dumb, decided once per emitter (dtrace
+ *    decides once per process).
+ *
+ * Hot path: output goes through a 64 KiB buffer of our own (written with
+ * one fwrite when full, at the end of a capture and before anything goes
+ * to the error stream); integers and padding are formatted by hand; one
+ * dtc_buf is reused for every printf/printa/histogram rendering and one
+ * for symbol texts.  Nothing is allocated per record.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "emitter.h"
+
+#ifndef DTC_EMIT_ABORT
+/* A callback's return value when processing must stop (the emitter has
+ * already said why on the error stream); dtc_consume() returns it. */
+#define DTC_EMIT_ABORT 2
+#endif
+
+#define OBUF_SIZE (64 * 1024)
+#define STKINDENT_DEFAULT 14         /* _dtrace_stkindent */
+#define QUANTIZE_NBUCKETS 127
+#define QUANTIZE_ZEROBUCKET 63
+#define AGGZOOM_MAX 0.95             /* DTRACE_AGGZOOM_MAX */
+#define AGGUTF8_FULL 0x2588
+#define AGGUTF8_BASE 0x258f
+#define AGGUTF8_LEVELS 8
+#define AGGPACK_BASE 0x2581
+#define AGGPACK_LEVELS 8
+
+/* dtrace's texts for the errors a printer can raise */
+#define MSG_DMISMATCH "Data record list does not match statement"
+#define MSG_BADSTACKPC "Invalid stack program counter size"
+
+typedef struct text_state {
+	FILE *out, *err;
+	int testing;
+	int tty;                 /* out is a terminal: flush every event */
+	int werr;                /* a write to out failed */
+	char *ob;                /* our output buffer */
+	size_t olen;
+	dtc_buf buf;             /* printf/printa/histogram renderings */
+	dtc_buf sym;             /* symbol texts */
+	int utf8_checked, utf8;  /* aggpack glyph set, decided once */
+	int aborted;             /* some capture was aborted (sticky) */
+	/* per capture */
+	int heading;             /* chew()'s static "heading printed" */
+	int endnl;               /* the end-of-run "\n" is out */
+	int cap_abort;           /* this capture was aborted */
+} text_state;
+
+/* What agghist/aggpack need to know about a whole printing (one variable):
+ * dt_aggregate_total()/dt_aggregate_minmaxbin() of libdtrace. */
+typedef struct packinfo {
+	int hist, pack;          /* agghist / aggpack apply */
+	int hdr;                 /* the header was printed */
+	int zoom;
+	int swap;                /* capture byte order differs from ours */
+	long double total;
+	int positives, negatives;
+	int minbin, maxbin;      /* quantize: over every row */
+} packinfo;
+
+/* ------------------------------------------------------------------ */
+/* Output                                                              */
+/* ------------------------------------------------------------------ */
+
+static void
+oflush(text_state *st)
+{
+	if (st->olen == 0)
+		return;
+	if (fwrite(st->ob, 1, st->olen, st->out) != st->olen)
+		st->werr = 1;
+	st->olen = 0;
+}
+
+static void
+oput(text_state *st, const void *p, size_t n)
+{
+	if (n > OBUF_SIZE - st->olen) {
+		oflush(st);
+		if (n >= OBUF_SIZE) {
+			if (fwrite(p, 1, n, st->out) != n)
+				st->werr = 1;
+			return;
+		}
+	}
+	memcpy(st->ob + st->olen, p, n);
+	st->olen += n;
+}
+
+static inline void
+oc(text_state *st, char c)
+{
+	if (st->olen == OBUF_SIZE)
+		oflush(st);
+	st->ob[st->olen++] = c;
+}
+
+static void
+os(text_state *st, const char *s)
+{
+	oput(st, s, strlen(s));
+}
+
+static const char spaces64[] =
+    "                                                                ";
+
+static void
+ospaces(text_state *st, size_t n)
+{
+	while (n > 0) {
+		size_t k = n < 64 ? n : 64;
+
+		oput(st, spaces64, k);
+		n -= k;
+	}
+}
+
+/* "%*s": width >= 0 right-justifies, width < 0 left-justifies. */
+static void
+ostrw(text_state *st, const char *s, size_t n, int width)
+{
+	size_t w = (size_t)(width < 0 ? -(long)width : width);
+
+	if (width >= 0 && n < w)
+		ospaces(st, w - n);
+	oput(st, s, n);
+	if (width < 0 && n < w)
+		ospaces(st, w - n);
+}
+
+/* Decimal digits of v, written backwards ending at end; returns start. */
+static char *
+utoa(char *end, unsigned long long v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return end;
+}
+
+/* "%*lld" */
+static void
+olld(text_state *st, long long v, int width)
+{
+	char b[24], *e = b + sizeof(b), *p;
+
+	if (v < 0) {
+		p = utoa(e, 0ULL - (unsigned long long)v);
+		*--p = '-';
+	} else {
+		p = utoa(e, (unsigned long long)v);
+	}
+	ostrw(st, p, (size_t)(e - p), width);
+}
+
+/* "%*llu" */
+static void
+ollu(text_state *st, unsigned long long v, int width)
+{
+	char b[24], *e = b + sizeof(b), *p = utoa(e, v);
+
+	ostrw(st, p, (size_t)(e - p), width);
+}
+
+/* "%*llx" (lower case) */
+static void
+ohex(text_state *st, unsigned long long v, int width)
+{
+	char b[24], *e = b + sizeof(b), *p = e;
+
+	do {
+		*--p = "0123456789abcdef"[v & 0xf];
+		v >>= 4;
+	} while (v != 0);
+	ostrw(st, p, (size_t)(e - p), width);
+}
+
+/* Everything before a message on the error stream: keep the two streams
+ * in order when they share a file (2>&1). */
+static void
+errsync(text_state *st)
+{
+	oflush(st);
+	if (fflush(st->out) != 0)
+		st->werr = 1;
+}
+
+/* "PREFIX" + msg, and a newline unless msg ends in one. */
+static void
+errline(text_state *st, const char *prefix, const char *msg)
+{
+	size_t n;
+
+	if (msg == NULL)
+		msg = "";
+	n = strlen(msg);
+	errsync(st);
+	fputs(prefix, st->err);
+	fwrite(msg, 1, n, st->err);
+	if (n == 0 || msg[n - 1] != '\n')
+		putc('\n', st->err);
+}
+
+/* dtrace(1)'s dfatal("processing aborted"): the capture stops here. */
+static int
+abort_capture(text_state *st, const char *what, const char *msg)
+{
+	errsync(st);
+	fprintf(st->err, "dtrace: %s: %s\n", what, msg);
+	st->cap_abort = 1;
+	st->aborted = 1;
+	return DTC_EMIT_ABORT;
+}
+
+static const char *
+errmsg(const dtc_error *err)
+{
+	if (err->code == DTC_E_DMISMATCH || err->text[0] == '\0')
+		return MSG_DMISMATCH;
+	return err->text;
+}
+
+/* ------------------------------------------------------------------ */
+/* Options and raw words                                               */
+/* ------------------------------------------------------------------ */
+
+static int
+opt_set(const dtc_reader *r, const char *name)
+{
+	return dtc_get_option(r, name) != DTC_OPT_UNSET;
+}
+
+static int
+capture_swapped(const dtc_reader *r)
+{
+	const dtc_header *h = dtc_reader_header(r);
+	int host_big = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
+
+	return h != NULL && (h->big_endian != 0) != host_big;
+}
+
+static int64_t
+word(const uint8_t *p, int swap)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	if (swap)
+		v = __builtin_bswap64(v);
+	return (int64_t)v;
+}
+
+static int
+encoding_is(const dtc_reader *r, const char *what)
+{
+	const char *e = dtc_get_option_string(r, "encoding");
+
+	return e != NULL && strcmp(e, what) == 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* dt_print_bytes                                                      */
+/* ------------------------------------------------------------------ */
+
+/* isprint() || isspace() in the C locale with a signed char, or \b \a. */
+static inline int
+printable(uint8_t c)
+{
+	return (c >= 0x20 && c <= 0x7e) || (c >= 0x07 && c <= 0x0d);
+}
+
+static void
+hexdump(text_state *st, const uint8_t *c, size_t n)
+{
+	size_t i, j;
+
+	os(st, "\n           ");
+	for (i = 0; i < 16; i++) {
+		oput(st, "  ", 2);
+		oc(st, "0123456789abcdef"[i]);
+	}
+	os(st, "  0123456789abcdef\n");
+	for (i = 0; i < n; i += 16) {
+		ospaces(st, 5);
+		ohex(st, i, 5);
+		oc(st, ':');
+		for (j = i; j < i + 16 && j < n; j++) {
+			oc(st, ' ');
+			oc(st, "0123456789abcdef"[c[j] >> 4]);
+			oc(st, "0123456789abcdef"[c[j] & 0xf]);
+		}
+		for (; j % 16 != 0; j++)
+			oput(st, "   ", 3);
+		oput(st, "  ", 2);
+		for (j = i; j < i + 16 && j < n; j++)
+			oc(st, c[j] < ' ' || c[j] > '~' ? '.' : (char)c[j]);
+		oc(st, '\n');
+	}
+}
+
+/*
+ * A string when the bytes are printable up to a NUL that is not the first
+ * byte and only NULs follow, or printable without any NUL; anything else
+ * (an empty string included) is dumped in hex.
+ */
+static void
+print_bytes(text_state *st, const dtc_reader *r, const uint8_t *c, size_t n,
+    int width, int quiet, int forceraw)
+{
+	size_t i, j;
+
+	if (n == 0)
+		return;
+	if (!forceraw && !opt_set(r, "rawbytes")) {
+		for (i = 0; i < n; i++) {
+			if (printable(c[i]))
+				continue;
+			if (c[i] == '\0' && i > 0) {
+				for (j = i + 1; j < n && c[j] == '\0'; j++)
+					continue;
+				if (j != n)
+					break;
+				if (quiet) {
+					oput(st, c, i);
+				} else {
+					oc(st, ' ');
+					if (width < 0)
+						oc(st, ' ');
+					ostrw(st, (const char *)c, i, width);
+				}
+				return;
+			}
+			break;
+		}
+		if (i == n) {
+			oput(st, "  ", 2);
+			ostrw(st, (const char *)c, n, width < 0 ? width : -width);
+			return;
+		}
+	}
+	hexdump(st, c, n);
+}
+
+/* ------------------------------------------------------------------ */
+/* Stacks and symbols                                                  */
+/* ------------------------------------------------------------------ */
+
+static int
+stackindent(const dtc_reader *r)
+{
+	int64_t v = dtc_get_option(r, "stackindent");
+
+	if (v == DTC_OPT_UNSET)
+		return STKINDENT_DEFAULT;
+	/* "%*s" of "": a negative width pads the same */
+	if (v < 0)
+		v = -v;
+	return v > 4096 ? 4096 : (int)v;
+}
+
+/* dt_print_stack: returns 0, or -1 for a bad pc size (after the "\n"). */
+static int
+print_stack(text_state *st, const dtc_reader *r, const dtc_value *v)
+{
+	int indent = stackindent(r);
+	uint32_t i;
+	uint64_t pc;
+
+	oc(st, '\n');
+	if (v->nframes == 0)
+		return 0;
+	if (v->pcsize != 4 && v->pcsize != 8)
+		return -1;
+	for (i = 0; i < v->nframes; i++) {
+		if ((pc = dtc_value_pc(v, i)) == 0)
+			break;
+		ospaces(st, (size_t)indent);
+		dtc_buf_reset(&st->sym);
+		dtc_frame_text(r, pc, &st->sym);
+		oput(st, st->sym.s, st->sym.len);
+		oc(st, '\n');
+	}
+	return 0;
+}
+
+/*
+ * One user frame.  libdtrace would grab the live process; offline the
+ * capture's proc maps play that part: a symbol wins; the helper string is
+ * used on illumos when the process or the pc's mapping is unknown, on
+ * FreeBSD only when the process is known and the pc lies in no mapping;
+ * else obj`0x... or 0x....  (Mapping permissions are not captured: a pc
+ * in a known mapping is taken to be in a read-only one.)
+ */
+static void
+ustack_frame(text_state *st, const dtc_reader *r, uint64_t pid, uint64_t pc,
+    const char *str, size_t strn, int illumos, int proc_known)
+{
+	dtc_symbol sym;
+	int found = dtc_usym_lookup(r, pid, pc, &sym);
+	int helper;
+
+	dtc_buf_reset(&st->sym);
+	if (found && sym.name != NULL) {
+		dtc_uaddr_text(r, pid, pc, 0, &st->sym);
+		oput(st, st->sym.s, st->sym.len);
+		return;
+	}
+	helper = str != NULL && strn > 0 && str[0] != '@' &&
+	    (illumos ? !found : (proc_known && !found));
+	if (helper) {
+		oput(st, str, strn);
+	} else if (found) {
+		dtc_uaddr_text(r, pid, pc, 0, &st->sym);
+		oput(st, st->sym.s, st->sym.len);
+	} else {
+		oput(st, "0x", 2);
+		ohex(st, pc, 0);
+	}
+}
+
+/* dt_print_ustack */
+static void
+print_ustack(text_state *st, const dtc_reader *r, const dtc_value *v)
+{
+	const dtc_header *h = dtc_reader_header(r);
+	int illumos = h != NULL && h->os_illumos;
+	int indent, proc_known = 0;
+	const char *strbase = (const char *)v->strtab;
+	const char *str = v->strsize != 0 ? strbase : NULL;
+	const char *strend = strbase + v->strsize;
+	uint32_t i;
+	uint64_t pc;
+	dtc_symbol sym;
+
+	if (v->nframes == 0)
+		return;
+	oc(st, '\n');
+	indent = stackindent(r);
+	if (!illumos) {
+		/* the process "can be grabbed" when we know any of its pcs */
+		for (i = 0; i < v->nframes && (pc = dtc_value_pc(v, i)) != 0;
+		    i++) {
+			if (dtc_usym_lookup(r, v->pid, pc, &sym)) {
+				proc_known = 1;
+				break;
+			}
+		}
+	}
+	for (i = 0; i < v->nframes && (pc = dtc_value_pc(v, i)) != 0; i++) {
+		size_t sn = str != NULL ? strnlen(str, (size_t)(strend - str)) : 0;
+
+		ospaces(st, (size_t)indent);
+		ustack_frame(st, r, v->pid, pc, str, sn, illumos, proc_known);
+		oc(st, '\n');
+		if (str != NULL && sn > 0 && str[0] == '@') {
+			/* an annotation, under the frame */
+			ospaces(st, (size_t)indent);
+			oput(st, "  [ ", 4);
+			oput(st, str + 1, sn - 1);
+			oput(st, " ]", 2);
+			oc(st, '\n');
+		}
+		if (str != NULL) {
+			str += sn + 1;
+			if (str >= strend)
+				str = NULL;
+		}
+	}
+}
+
+/* "  %-50s" of the text the symbolizer left in st->sym */
+static void
+sym50(text_state *st)
+{
+	oput(st, "  ", 2);
+	ostrw(st, st->sym.s != NULL ? st->sym.s : "", st->sym.len, -50);
+}
+
+static void
+print_symbolic(text_state *st, const dtc_reader *r, const dtc_value *v)
+{
+	dtc_buf_reset(&st->sym);
+	switch (v->kind) {
+	case DTC_V_SYM:
+		dtc_addr_text(r, v->addr, 1, &st->sym);
+		break;
+	case DTC_V_MOD:
+		dtc_mod_text(r, v->addr, &st->sym);
+		break;
+	case DTC_V_USYM:
+		dtc_uaddr_text(r, v->pid, v->addr, 1, &st->sym);
+		break;
+	case DTC_V_UADDR:
+		dtc_uaddr_text(r, v->pid, v->addr, 0, &st->sym);
+		break;
+	case DTC_V_UMOD:
+		dtc_umod_text(r, v->pid, v->addr, &st->sym);
+		break;
+	}
+	sym50(st);
+}
+
+/* ------------------------------------------------------------------ */
+/* Histogram bars of agghist/aggpack (dt_print_quantline, ..._packed)  */
+/* ------------------------------------------------------------------ */
+
+static const char ats40[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+
+static long double
+fabsld(long double x)
+{
+	return x < 0 ? -x : x;
+}
+
+static void
+utf8_glyph(text_state *st, unsigned int cp)
+{
+	oc(st, (char)(0xe0 | (cp >> 12)));
+	oc(st, (char)(0x80 | ((cp >> 6) & 0x3f)));
+	oc(st, (char)(0x80 | (cp & 0x3f)));
+}
+
+/* count / normal: normal is unsigned in libdtrace, so is the division */
+static long long
+normalized(int64_t val, uint64_t normal)
+{
+	if (normal == 0)
+		normal = 1;
+	return (long long)((uint64_t)val / normal);
+}
+
+static void
+quantline(text_state *st, const dtc_reader *r, int64_t val, uint64_t normal,
+    long double total, int positives, int negatives)
+{
+	unsigned int depth, len = 40;
+	long double f;
+
+	if (!negatives) {
+		if (positives && encoding_is(r, "utf8")) {
+			unsigned int whole, partial, i;
+
+			f = fabsld((long double)val) * len / total;
+			whole = (unsigned int)f;
+			partial = (unsigned int)((f - (long double)whole) *
+			    (long double)AGGUTF8_LEVELS);
+			oc(st, '|');
+			for (i = 0; i < whole; i++)
+				utf8_glyph(st, AGGUTF8_FULL);
+			if (partial != 0) {
+				utf8_glyph(st, AGGUTF8_BASE - (partial - 1));
+				i++;
+			}
+			ospaces(st, i < len ? len - i : 0);
+			oc(st, ' ');
+			olld(st, normalized(val, normal), -9);
+			oc(st, '\n');
+			return;
+		}
+		depth = 0;
+		if (positives) {
+			f = fabsld((long double)val) * len / total;
+			depth = (unsigned int)(f + 0.5);
+		}
+		if (depth > len)
+			depth = len;
+		oc(st, '|');
+		oput(st, ats40, depth);
+		ospaces(st, len - depth);
+	} else if (!positives) {
+		f = fabsld((long double)val) * len / total;
+		depth = (unsigned int)(f + 0.5);
+		if (depth > len)
+			depth = len;
+		ospaces(st, len - depth);
+		oput(st, ats40, depth);
+		oc(st, '|');
+	} else {
+		/* both signs: half bars either side of the axis */
+		len /= 2;
+		f = fabsld((long double)val) * len / total;
+		depth = (unsigned int)(f + 0.5);
+		if (depth > len)
+			depth = len;
+		if (val <= 0) {
+			ospaces(st, len - depth);
+			oput(st, ats40, depth);
+			oc(st, '|');
+			ospaces(st, len);
+		} else {
+			ospaces(st, 20);
+			oc(st, '|');
+			oput(st, ats40, depth);
+			ospaces(st, len - depth);
+		}
+	}
+	oc(st, ' ');
+	olld(st, normalized(val, normal), -9);
+	oc(st, '\n');
+}
+
+static int
+pack_utf8(text_state *st, const dtc_reader *r)
+{
+	const char *term;
+
+	if (!st->utf8_checked) {
+		st->utf8_checked = 1;
+		if (encoding_is(r, "ascii"))
+			st->utf8 = 0;
+		else if (encoding_is(r, "utf8"))
+			st->utf8 = 1;
+		else if ((term = getenv("TERM")) != NULL &&
+		    (strcmp(term, "sun") == 0 ||
+		    strcmp(term, "sun-color") == 0 || strcmp(term, "dumb") == 0))
+			st->utf8 = 0;
+		else
+			st->utf8 = 1;
+	}
+	return st->utf8;
+}
+
+static void
+packed_glyph(text_state *st, const dtc_reader *r, long double datum,
+    long double total)
+{
+	static const char ascii[] = "__xxxxXX", neg[] = "vvvvVV";
+	unsigned int k;
+
+	if (datum == 0) {
+		oc(st, ' ');
+		return;
+	}
+	if (datum < 0) {
+		k = (unsigned int)(fabsld(datum * (sizeof(neg) - 2)) / total +
+		    0.5);
+		oc(st, neg[k < sizeof(neg) - 1 ? k : sizeof(neg) - 2]);
+		return;
+	}
+	k = (unsigned int)(datum * (AGGPACK_LEVELS - 1) / total + 0.5);
+	if (k > AGGPACK_LEVELS - 1)
+		k = AGGPACK_LEVELS - 1;
+	if (pack_utf8(st, r))
+		utf8_glyph(st, AGGPACK_BASE + k);
+	else
+		oc(st, ascii[k]);
+}
+
+/* dt_quantize_total */
+static void
+quantize_total(const packinfo *pk, int64_t datum, long double *total)
+{
+	long double val = fabsld((long double)datum);
+
+	if (!pk->zoom) {
+		*total += val;
+		return;
+	}
+	val *= 1 / AGGZOOM_MAX;
+	if (*total < val)
+		*total = val;
+}
+
+/* dt_ndigits, quirks included (10000 counts 4 digits) */
+static int
+ndigits(long long val)
+{
+	int rval = 1;
+	long long cmp = 10;
+
+	if (val < 0) {
+		val = val == INT64_MIN ? INT64_MAX : -val;
+		rval++;
+	}
+	while (val > cmp && cmp > 0) {
+		rval++;
+		cmp = cmp > INT64_MAX / 10 ? -1 : cmp * 10;
+	}
+	return rval < 4 ? 4 : rval;
+}
+
+static long long
+quantize_bucketval(int i)
+{
+	if (i < QUANTIZE_ZEROBUCKET)
+		return -(1LL << (QUANTIZE_ZEROBUCKET - 1 - i));
+	if (i == QUANTIZE_ZEROBUCKET)
+		return 0;
+	return 1LL << (i - QUANTIZE_ZEROBUCKET - 1);
+}
+
+static void
+lquantize_params(uint64_t arg, int *base, unsigned *step, unsigned *levels)
+{
+	*base = (int32_t)(uint32_t)(arg & 0xffffffffULL);
+	*levels = (unsigned)((arg >> 32) & 0xffff);
+	*step = (unsigned)((arg >> 48) & 0xffff);
+}
+
+static void
+quantize_packed_range(const packinfo *pk, int *min, int *max)
+{
+	*min = pk->minbin;
+	*max = pk->maxbin;
+	if (*min != 0 && *min != QUANTIZE_ZEROBUCKET)
+		(*min)--;
+	if (*max < QUANTIZE_NBUCKETS - 1)
+		(*max)++;
+}
+
+/* dt_print_quantize_packed */
+static int
+quantize_packed(text_state *st, const dtc_reader *r, const dtc_aggval *v,
+    const packinfo *pk)
+{
+	long double total = 0, count = 0;
+	long long minval, maxval;
+	int min, max, i;
+
+	if (v->size != QUANTIZE_NBUCKETS * 8)
+		return -1;
+	quantize_packed_range(pk, &min, &max);
+	minval = quantize_bucketval(min);
+	maxval = quantize_bucketval(max);
+	oc(st, ' ');
+	olld(st, minval, ndigits(minval));
+	oput(st, " :", 2);
+	for (i = min; i <= max; i++) {
+		int64_t d = word(v->data + 8 * i, pk->swap);
+
+		quantize_total(pk, d, &total);
+		count += d;
+	}
+	for (i = min; i <= max; i++)
+		packed_glyph(st, r, word(v->data + 8 * i, pk->swap), total);
+	oput(st, ": ", 2);
+	olld(st, maxval, -ndigits(maxval));
+	oput(st, " | ", 3);
+	olld(st, (long long)count, 0);
+	oc(st, '\n');
+	return 0;
+}
+
+/* dt_print_lquantize_packed */
+static int
+lquantize_packed(text_state *st, const dtc_reader *r, const dtc_aggval *v,
+    const packinfo *pk)
+{
+	long double total = 0, count = 0;
+	char c[32];
+	unsigned step, levels, i;
+	int base, n;
+	const uint8_t *data = v->data + 8;
+
+	if (v->size < 8)
+		return -1;
+	lquantize_params((uint64_t)word(v->data, pk->swap), &base, &step,
+	    &levels);
+	if (v->size - 8 != 8 * (levels + 2))
+		return -1;
+	n = snprintf(c, sizeof(c), "< %d", base);
+	ostrw(st, c, (size_t)n, 8);
+	oput(st, " :", 2);
+	for (i = 0; i <= levels + 1; i++) {
+		int64_t d = word(data + 8 * i, pk->swap);
+
+		quantize_total(pk, d, &total);
+		count += d;
+	}
+	for (i = 0; i <= levels + 1; i++)
+		packed_glyph(st, r, word(data + 8 * i, pk->swap), total);
+	n = snprintf(c, sizeof(c), ">= %d",
+	    (int)(int32_t)((uint32_t)base + levels * step));
+	oput(st, ": ", 2);
+	ostrw(st, c, (size_t)n, -8);
+	oput(st, " | ", 3);
+	olld(st, (long long)count, 0);
+	oc(st, '\n');
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Default aggregation rows (dt_print_aggs / dt_print_datum)           */
+/* ------------------------------------------------------------------ */
+
+/* Field width of a key record by size: 1, 2, 4, 8 bytes, else -50
+ * (packed: 16). */
+static int
+datum_width(uint32_t size, int packed)
+{
+	switch (size) {
+	case 1:
+		return 3;
+	case 2:
+		return 5;
+	case 4:
+		return 8;
+	case 8:
+		return 16;
+	default:
+		return packed ? 16 : -50;
+	}
+}
+
+static int
+is_scalar_func(uint16_t f)
+{
+	return f == DTC_AGG_COUNT || f == DTC_AGG_SUM || f == DTC_AGG_AVG ||
+	    f == DTC_AGG_STDDEV;
+}
+
+/* The value dt_aggregate_total() adds up for one row. */
+static int64_t
+total_value(const dtc_aggval *v, int swap)
+{
+	dtc_aggval one;
+	int64_t n;
+
+	if (v->size < 8)
+		return 0;
+	switch (v->func) {
+	case DTC_AGG_STDDEV:
+		one = *v;
+		one.normal = 1;
+		return (int64_t)dtc_aggval_stddev(&one);
+	case DTC_AGG_AVG:
+		if (v->size < 16 || (n = word(v->data, swap)) == 0)
+			return 0;
+		if (n == -1 && word(v->data + 8, swap) == INT64_MIN)
+			return INT64_MIN;
+		return word(v->data + 8, swap) / n;
+	default:
+		return word(v->data, swap);
+	}
+}
+
+static void
+packinfo_init(packinfo *pk, const dtc_reader *r, const dtc_aggprint *ap)
+{
+	const dtc_aggvar *var;
+	size_t i;
+	int j;
+
+	memset(pk, 0, sizeof(*pk));
+	/* a joined printa walks without totals or min/max bins */
+	if (ap->nvars != 1 || ap->fmt != NULL)
+		return;
+	var = &ap->vars[0];
+	pk->hist = opt_set(r, "agghist") && is_scalar_func(var->func);
+	pk->pack = opt_set(r, "aggpack") &&
+	    (var->func == DTC_AGG_QUANTIZE || var->func == DTC_AGG_LQUANTIZE);
+	if (!pk->hist && !pk->pack)
+		return;
+	pk->zoom = opt_set(r, "aggzoom");
+	pk->swap = capture_swapped(r);
+	if (pk->hist) {
+		long double total = 0;
+
+		for (i = 0; i < ap->nrows; i++) {
+			int64_t val = total_value(&ap->rows[i].vals[0],
+			    pk->swap);
+
+			if (val > 0)
+				pk->positives = 1;
+			if (val < 0) {
+				pk->negatives = 1;
+				val = val == INT64_MIN ? INT64_MAX : -val;
+			}
+			if (pk->zoom) {
+				val = (int64_t)((long double)val *
+				    (1 / AGGZOOM_MAX));
+				if (val > total)
+					total = val;
+			} else {
+				total += val;
+			}
+		}
+		pk->total = total;
+	}
+	if (pk->pack && var->func == DTC_AGG_QUANTIZE) {
+		pk->minbin = pk->maxbin = -1;
+		for (i = 0; i < ap->nrows; i++) {
+			const dtc_aggval *v = &ap->rows[i].vals[0];
+			int min = -1, max = -1;
+
+			if (v->size != QUANTIZE_NBUCKETS * 8)
+				continue;
+			for (j = 0; j < QUANTIZE_NBUCKETS; j++) {
+				if (word(v->data + 8 * j, pk->swap) == 0)
+					continue;
+				if (min == -1)
+					min = j;
+				max = j;
+			}
+			if (min == -1)
+				min = max = QUANTIZE_ZEROBUCKET;
+			if (pk->minbin == -1 || min < pk->minbin)
+				pk->minbin = min;
+			if (max > pk->maxbin)
+				pk->maxbin = max;
+		}
+		if (pk->minbin == -1)
+			pk->minbin = pk->maxbin = QUANTIZE_ZEROBUCKET;
+	}
+}
+
+/* The agghist/aggpack header, once per variable and printing. */
+static void
+packed_header(text_state *st, const dtc_aggprint *ap, packinfo *pk)
+{
+	const dtc_aggvar *var = &ap->vars[0];
+	static const char dist[] = "------------- Distribution -------------";
+	int width = 0, minwidth, maxwidth, min, max, i;
+	uint32_t k;
+
+	pk->hdr = 1;
+	for (k = 0; k < var->nkeys; k++)
+		width += datum_width(var->keys[k].size, 1) + 1;
+	if (pk->hist) {
+		oc(st, '\n');
+		if (width != 0)
+			ostrw(st, "key", 3, width);
+		else
+			ostrw(st, "value", 5, 16);
+		oc(st, ' ');
+		ostrw(st, dist, sizeof(dist) - 1, 41);
+		oc(st, ' ');
+		ostrw(st, "count", 5, -9);
+		oc(st, '\n');
+		return;
+	}
+	if (var->func == DTC_AGG_QUANTIZE) {
+		quantize_packed_range(pk, &min, &max);
+		minwidth = ndigits(quantize_bucketval(min));
+		maxwidth = ndigits(quantize_bucketval(max));
+	} else {
+		unsigned step, levels;
+		int base;
+
+		lquantize_params(var->arg, &base, &step, &levels);
+		maxwidth = 8;
+		minwidth = maxwidth - 1;
+		min = 1;
+		max = (int)levels + 2;
+	}
+	oc(st, '\n');
+	ostrw(st, width > 0 ? "key" : "", width > 0 ? 3 : 0, width);
+	oc(st, ' ');
+	ostrw(st, "min", 3, minwidth);
+	oput(st, " .", 2);
+	for (i = min; i <= max; i++)
+		oc(st, '-');
+	oput(st, ". ", 2);
+	ostrw(st, "max", 3, -maxwidth);
+	os(st, " | count\n");
+}
+
+/* The integer a 1, 2, 4 or 8-byte key prints as. */
+static long long
+key_int(const dtc_reader *r, const dtc_value *k)
+{
+	uint64_t u;
+	uint32_t u32;
+	uint16_t u16;
+
+	if (k->kind == DTC_V_INT || k->data == NULL) {
+		u = k->u;
+	} else {
+		int swap = capture_swapped(r);
+
+		switch (k->size) {
+		case 8:
+			u = (uint64_t)word(k->data, swap);
+			break;
+		case 4:
+			memcpy(&u32, k->data, 4);
+			u = swap ? __builtin_bswap32(u32) : u32;
+			break;
+		case 2:
+			memcpy(&u16, k->data, 2);
+			u = swap ? __builtin_bswap16(u16) : u16;
+			break;
+		default:
+			u = k->data[0];
+			break;
+		}
+	}
+	switch (k->size) {
+	case 8:
+		return (long long)(int64_t)u;
+	case 4:
+		return (int32_t)(uint32_t)u;
+	case 2:
+		return (uint16_t)u;
+	default:
+		return (uint8_t)u;
+	}
+}
+
+/* A key of a default printa row.  Returns 0 or -1 (bad stack). */
+static int
+print_key(text_state *st, const dtc_reader *r, const dtc_value *k,
+    int packed)
+{
+	int width = datum_width(k->size, packed);
+
+	switch (k->kind) {
+	case DTC_V_STACK:
+		return print_stack(st, r, k);
+	case DTC_V_USTACK:
+		print_ustack(st, r, k);
+		return 0;
+	case DTC_V_SYM:
+	case DTC_V_MOD:
+	case DTC_V_USYM:
+	case DTC_V_UADDR:
+	case DTC_V_UMOD:
+		print_symbolic(st, r, k);
+		return 0;
+	default:
+		break;
+	}
+	/* keys are never normalized; any 1, 2, 4 or 8-byte record is an
+	 * integer (whatever its D type), 1 and 2 bytes unsigned */
+	switch (k->size) {
+	case 1:
+	case 2:
+	case 4:
+	case 8:
+		oc(st, ' ');
+		olld(st, key_int(r, k), width);
+		return 0;
+	default:
+		print_bytes(st, r, k->data, k->size, width, 0, 0);
+		return 0;
+	}
+}
+
+/* A value of a default printa row. */
+static int
+print_val(text_state *st, const dtc_reader *r, const dtc_aggval *v,
+    packinfo *pk)
+{
+	switch (v->func) {
+	case DTC_AGG_QUANTIZE:
+	case DTC_AGG_LQUANTIZE:
+		if (pk->pack) {
+			return v->func == DTC_AGG_QUANTIZE ?
+			    quantize_packed(st, r, v, pk) :
+			    lquantize_packed(st, r, v, pk);
+		}
+		/* FALLTHROUGH */
+	case DTC_AGG_LLQUANTIZE:
+		dtc_buf_reset(&st->buf);
+		if (dtc_hist_render(r, v, &st->buf) != 0)
+			return -1;
+		oput(st, st->buf.s, st->buf.len);
+		return 0;
+	default:
+		break;
+	}
+	if (pk->hist) {
+		oc(st, ' ');
+		quantline(st, r, v->size >= 8 ? word(v->data, pk->swap) : 0,
+		    v->normal, pk->total, pk->positives, pk->negatives);
+		return 0;
+	}
+	oc(st, ' ');
+	if (v->func == DTC_AGG_STDDEV)
+		ollu(st, dtc_aggval_stddev(v), 16);
+	else
+		olld(st, dtc_aggval_scalar(v), 16);
+	return 0;
+}
+
+/* Every row of a printing in the default layout.  Returns 0, or the
+ * message of the error that stopped it. */
+static const char *
+print_rows(text_state *st, const dtc_reader *r, const dtc_aggprint *ap)
+{
+	packinfo pk;
+	size_t i;
+	uint32_t k, j;
+
+	if (ap->nvars == 0)
+		return NULL;
+	packinfo_init(&pk, r, ap);
+	for (i = 0; i < ap->nrows; i++) {
+		const dtc_aggrow *row = &ap->rows[i];
+		const dtc_aggvar *var = row->var != NULL ? row->var :
+		    &ap->vars[0];
+		int packed = pk.hist || pk.pack;
+
+		if (packed && !pk.hdr)
+			packed_header(st, ap, &pk);
+		for (k = 0; k < var->nkeys; k++) {
+			if (print_key(st, r, &row->keys[k], packed) != 0)
+				return MSG_BADSTACKPC;
+		}
+		for (j = 0; j < ap->nvars; j++) {
+			if (print_val(st, r, &row->vals[j], &pk) != 0)
+				return MSG_DMISMATCH;
+		}
+		if (!packed)
+			oc(st, '\n');
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Records                                                             */
+/* ------------------------------------------------------------------ */
+
+static int
+print_int(text_state *st, const dtc_value *v, int quiet)
+{
+	long long x;
+	int width;
+
+	switch (v->size) {
+	case 8:
+		x = (long long)v->i;
+		width = 16;
+		break;
+	case 4:
+		x = (int32_t)(uint32_t)v->u;
+		width = 8;
+		break;
+	case 2:
+		x = (uint16_t)v->u;
+		width = 5;
+		break;
+	case 1:
+		x = (uint8_t)v->u;
+		width = 3;
+		break;
+	default:
+		return -1;
+	}
+	if (quiet) {
+		olld(st, x, 0);
+	} else {
+		oc(st, ' ');
+		olld(st, x, width);
+	}
+	return 0;
+}
+
+/* system()/freopen(): rendered, reported, never performed. */
+static void
+notice_request(text_state *st, const dtc_value *v)
+{
+	const char *what;
+	size_t n = st->buf.len;
+
+	if (v->action == DTC_ACT_SYSTEM) {
+		what = "dtconsume: system() not executed: ";
+	} else if (n == 0 || (n == 1 && st->buf.s[0] == '.')) {
+		/* "" is compiled to DT_FREOPEN_RESTORE, "." */
+		what = "dtconsume: freopen() restore not performed";
+		n = 0;
+	} else {
+		what = "dtconsume: freopen() not performed: ";
+	}
+	errsync(st);
+	fputs(what, st->err);
+	fwrite(st->buf.s != NULL ? st->buf.s : "", 1, n, st->err);
+	if (n == 0 || st->buf.s[n - 1] != '\n')
+		putc('\n', st->err);
+}
+
+static int
+record(const dtc_event *ev, void *arg)
+{
+	text_state *st = arg;
+	const dtc_reader *r = ev->reader;
+	const dtc_value *v = ev->value;
+	const char *msg;
+	dtc_error err;
+	size_t i;
+
+	if (st->cap_abort)
+		return DTC_EMIT_ABORT;
+	if (v == NULL)
+		return 0;
+	switch (v->kind) {
+	case DTC_V_INT:
+		if (print_int(st, v, ev->quiet) == 0)
+			break;
+		/* FALLTHROUGH */
+	case DTC_V_BYTES:
+	case DTC_V_OTHER:
+		print_bytes(st, r, v->data, v->size, -33, ev->quiet, 0);
+		break;
+	case DTC_V_MEMORY:
+		print_bytes(st, r, v->data, v->size, -33, ev->quiet, 1);
+		break;
+	case DTC_V_PRINTM:
+		print_bytes(st, r, v->data, v->size, 50, ev->quiet, 1);
+		break;
+	case DTC_V_STACK:
+		if (print_stack(st, r, v) != 0)
+			return abort_capture(st, "processing aborted",
+			    MSG_BADSTACKPC);
+		break;
+	case DTC_V_USTACK:
+		print_ustack(st, r, v);
+		break;
+	case DTC_V_SYM:
+	case DTC_V_MOD:
+	case DTC_V_USYM:
+	case DTC_V_UMOD:
+	case DTC_V_UADDR:
+		print_symbolic(st, r, v);
+		break;
+	case DTC_V_PRINTF:
+		dtc_buf_reset(&st->buf);
+		memset(&err, 0, sizeof(err));
+		if (dtc_printf_render(r, v, &st->buf, &err) != 0)
+			return abort_capture(st, "processing aborted",
+			    errmsg(&err));
+		if (v->action == DTC_ACT_SYSTEM || v->action == DTC_ACT_FREOPEN)
+			notice_request(st, v);
+		else
+			oput(st, st->buf.s, st->buf.len);
+		break;
+	case DTC_V_PRINTA:
+		if (v->agg == NULL)
+			break;
+		if (v->agg->fmt == NULL) {
+			oc(st, '\n');
+			if ((msg = print_rows(st, r, v->agg)) != NULL)
+				return abort_capture(st, "processing aborted",
+				    msg);
+			break;
+		}
+		for (i = 0; i < v->agg->nrows; i++) {
+			dtc_buf_reset(&st->buf);
+			memset(&err, 0, sizeof(err));
+			if (dtc_printa_render(r, v->agg, &v->agg->rows[i],
+			    &st->buf, &err) != 0)
+				return abort_capture(st, "processing aborted",
+				    errmsg(&err));
+			oput(st, st->buf.s, st->buf.len);
+		}
+		break;
+	case DTC_V_EXIT:
+	case DTC_V_NONE:
+	default:
+		break;
+	}
+	if (st->tty)
+		oflush(st);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The other events                                                    */
+/* ------------------------------------------------------------------ */
+
+static int
+begin(const dtc_event *ev, void *arg)
+{
+	text_state *st = arg;
+
+	st->heading = 0;
+	st->endnl = 0;
+	st->cap_abort = 0;
+	return 0;
+}
+
+static void
+flow_name(text_state *st, const dtc_event *ev, const char *prov,
+    const char *func, const char *name)
+{
+	size_t n = (size_t)(ev->indent > 0 ? ev->indent : 0);
+	const char *prefix;
+	int syscall = strcmp(prov, "syscall") == 0;
+
+	switch (ev->flow) {
+	case DTC_FLOW_ENTRY:
+		prefix = syscall ? " => " : " -> ";
+		break;
+	case DTC_FLOW_RETURN:
+		prefix = syscall ? " <= " : " <- ";
+		break;
+	default:
+		prefix = "| ";
+		break;
+	}
+	ospaces(st, n);
+	os(st, prefix);
+	n += strlen(prefix);
+	os(st, func);
+	n += strlen(func);
+	if (ev->flow != DTC_FLOW_ENTRY && ev->flow != DTC_FLOW_RETURN) {
+		oc(st, ':');
+		os(st, name);
+		n += 1 + strlen(name);
+	}
+	if (n < 41)
+		ospaces(st, 41 - n);
+	oc(st, ' ');
+}
+
+static int
+probe(const dtc_event *ev, void *arg)
+{
+	text_state *st = arg;
+	const dtc_probedesc *pd = ev->probe;
+	const char *prov = "", *func = "", *name = "";
+	long long id = ev->ep != NULL ? (long long)ev->ep->probeid : 0;
+	size_t lf, ln;
+
+	if (st->cap_abort)
+		return DTC_EMIT_ABORT;
+	if (pd == NULL && ev->ep != NULL)
+		pd = ev->ep->probe;
+	if (pd != NULL) {
+		prov = pd->provider != NULL ? pd->provider : "";
+		func = pd->function != NULL ? pd->function : "";
+		name = pd->name != NULL ? pd->name : "";
+		id = pd->id;
+	}
+	if (!st->heading) {
+		st->heading = 1;
+		if (ev->flowindent) {
+			if (!st->testing)
+				os(st, "CPU ");
+			ostrw(st, "FUNCTION", 8, -41);
+			oc(st, '\n');
+		} else if (!ev->quiet) {
+			if (!st->testing)
+				os(st, "CPU     ID ");
+			ostrw(st, "FUNCTION:NAME", 13, 32);
+			oc(st, '\n');
+		}
+	}
+	if (ev->flowindent) {
+		if (!st->testing) {
+			olld(st, ev->cpu, 3);
+			oc(st, ' ');
+		}
+		flow_name(st, ev, prov, func, name);
+	} else if (!ev->quiet) {
+		if (!st->testing) {
+			olld(st, ev->cpu, 3);
+			oc(st, ' ');
+			olld(st, id, 6);
+			oc(st, ' ');
+		}
+		lf = strlen(func);
+		ln = strlen(name);
+		if (lf + 1 + ln < 32)
+			ospaces(st, 32 - (lf + 1 + ln));
+		oput(st, func, lf);
+		oc(st, ':');
+		oput(st, name, ln);
+		oc(st, ' ');
+	}
+	return 0;
+}
+
+static int
+probe_end(const dtc_event *ev, void *arg)
+{
+	text_state *st = arg;
+
+	if (st->cap_abort)
+		return DTC_EMIT_ABORT;
+	if (!ev->quiet)
+		oc(st, '\n');
+	if (st->tty)
+		oflush(st);
+	return 0;
+}
+
+/* dtrace(1) prints "\n" when the run ends, before the aggregations. */
+static void
+end_newline(text_state *st)
+{
+	if (!st->endnl) {
+		st->endnl = 1;
+		oc(st, '\n');
+	}
+}
+
+static int
+agg(const dtc_event *ev, void *arg)
+{
+	text_state *st = arg;
+	const char *msg;
+
+	if (st->cap_abort)
+		return DTC_EMIT_ABORT;
+	end_newline(st);
+	if (ev->agg != NULL && (msg = print_rows(st, ev->reader, ev->agg)) !=
+	    NULL)
+		return abort_capture(st, "failed to print aggregations", msg);
+	if (st->tty)
+		oflush(st);
+	return 0;
+}
+
+static int
+drop(const dtc_event *ev, void *arg)
+{
+	errline(arg, "dtrace: ", ev->message);
+	return 0;
+}
+
+static int
+error(const dtc_event *ev, void *arg)
+{
+	errline(arg, "dtrace: ", ev->message);
+	return 0;
+}
+
+static int
+notice(const dtc_event *ev, void *arg)
+{
+	switch (ev->notice) {
+	case DTC_NOTICE_SYSTEM:
+	case DTC_NOTICE_FREOPEN:
+		/* reported with the record itself */
+		return 0;
+	case DTC_NOTICE_LIBERR:
+		/* libdtrace's own text (setopt failures) */
+		errline(arg, "dtrace: ", ev->message);
+		return 0;
+	default:
+		errline(arg, "dtconsume: ", ev->message);
+		return 0;
+	}
+}
+
+static int
+end(const dtc_event *ev, void *arg)
+{
+	text_state *st = arg;
+
+	if (!st->cap_abort)
+		end_newline(st);
+	oflush(st);
+	if (fflush(st->out) != 0)
+		st->werr = 1;
+	return st->cap_abort ? DTC_EMIT_ABORT : 0;
+}
+
+static void *
+text_create(const dtc_emitter_opts *o)
+{
+	text_state *st;
+
+	if (o == NULL || o->out == NULL || (st = calloc(1, sizeof(*st))) == NULL)
+		return NULL;
+	if ((st->ob = malloc(OBUF_SIZE)) == NULL) {
+		free(st);
+		return NULL;
+	}
+	st->out = o->out;
+	st->err = o->err != NULL ? o->err : stderr;
+	st->testing = o->testing;
+	st->tty = isatty(fileno(o->out));
+	dtc_buf_init(&st->buf);
+	dtc_buf_init(&st->sym);
+	return st;
+}
+
+static int
+text_destroy(void *state)
+{
+	text_state *st = state;
+	int rv;
+
+	if (st == NULL)
+		return 0;
+	oflush(st);
+	if (fflush(st->out) != 0 || ferror(st->out))
+		st->werr = 1;
+	rv = st->werr ? -1 : 0;
+	dtc_buf_free(&st->buf);
+	dtc_buf_free(&st->sym);
+	free(st->ob);
+	free(st);
+	return rv;
+}
+
+const dtc_emitter dtc_fmt_text = {
+	.name = "text",
+	.description = "what dtrace(1) prints, byte for byte",
+	.create = text_create,
+	.destroy = text_destroy,
+	.handler = {
+		.begin = begin,
+		.probe = probe,
+		.record = record,
+		.probe_end = probe_end,
+		.agg = agg,
+		.drop = drop,
+		.error = error,
+		.notice = notice,
+		.end = end,
+	},
+};

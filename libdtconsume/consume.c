@@ -128,7 +128,7 @@ struct dtc_reader {
 	size_t capargs;
 	int64_t *varids;
 	size_t capvarids;
-	char msg[1024];
+	char msg[4096];
 	char optval[2][512];
 	uint64_t nrecords, ndrops, nerrors;
 };

@@ -1,2 +1,2084 @@
-/* printf.c: not written yet */
+/*
+ * printf.c - the printf engine, and how libdtrace prints aggregation values.
+ *
+ * printf(), printa() with a format, system() and freopen() all go through
+ * libdtrace's dt_printf_format (dt_printf.c).  A capture holds their
+ * formats in the "pickled" form the D compiler wrote into the DOF (facts
+ * errata O1), and the consumer re-parses that text with dt_printf_create
+ * semantics.  Everything here follows that consumer path, because that is
+ * what decides the output: the printer is chosen from the pickled
+ * conversion name alone (errata E1/E2), never from D types.
+ *
+ * A format is compiled once per format id (the metadata loader calls
+ * dtcp_format_compile) into a list of pieces: prefix text, flags, width,
+ * precision, conversion and printer.  Rendering walks the pieces, builds
+ * each libc format on the stack and writes into the caller's dtc_buf; it
+ * neither parses nor allocates (beyond growing that buffer).
+ *
+ * Strings (%s %S %a %A %k %T %Y ...) are padded here rather than by the
+ * host's snprintf: the legacy libcs (FreeBSD, illumos) pad a string with
+ * '0' under the 0 flag where glibc pads with blanks, and doing it here also
+ * avoids copying records that have no NUL into a temporary string.
+ *
+ * The same file holds the value rules of default printa: stddev (128-bit),
+ * avg, the normalization quirks and the histogram blocks, exported for the
+ * text emitter as dtc_hist_render() and the dtc_aggval_* helpers.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
 #include "dtc_private.h"
+
+/* Conversion flags, as dt_printf_create records them. */
+#define PF_ALT		0x001	/* # */
+#define PF_ZPAD		0x002	/* 0 */
+#define PF_LEFT		0x004	/* - */
+#define PF_SPOS		0x008	/* + */
+#define PF_DYNWIDTH	0x010	/* * */
+#define PF_DYNPREC	0x020	/* .* */
+#define PF_GROUP	0x040	/* ' */
+#define PF_SPACE	0x080	/* space */
+#define PF_AGG		0x100	/* @ */
+
+/*
+ * libdtrace takes widths and precisions as C ints from the format text and
+ * from the data.  A width of two billion would make one conversion write
+ * two gigabytes; clamp it (no real script gets near this).
+ */
+#define PF_MAXWIDTH	(1 << 20)
+
+/* The printers of libdtrace's conversion table, plus the record-kind
+ * overrides dt_printf_format applies. */
+enum printer {
+	PR_NONE = 0,	/* a text-only piece */
+	PR_PCT,		/* %% */
+	PR_SINT,	/* pfprint_sint */
+	PR_UINT,	/* pfprint_uint */
+	PR_DINT,	/* pfprint_dint: unsigned, as the SIGNED flag is never
+			 * pickled (errata E1) */
+	PR_FP,
+	PR_ADDR,	/* %a */
+	PR_UADDR,	/* %A */
+	PR_STACK,	/* %k */
+	PR_TIME,	/* %Y */
+	PR_TIME822,	/* %T */
+	PR_PORT,	/* FreeBSD %P */
+	PR_INET,	/* FreeBSD %I */
+	PR_CSTR,	/* %s */
+	PR_WSTR,	/* %ls %ws */
+	PR_ESTR,	/* %S */
+	PR_ECHR,	/* %C */
+	/* overrides by record kind */
+	PR_MOD, PR_UMOD, PR_AVG, PR_STDDEV, PR_QUANT, PR_LQUANT, PR_LLQUANT
+};
+
+/* How an integer or float printer passes its value to libc. */
+enum argtype {
+	AT_NONE = 0,
+	AT_INT,		/* no length modifier, or h: an int */
+	AT_LONG,	/* l */
+	AT_LLONG,	/* ll */
+	AT_PTR,		/* %p given as such: hex of the record's width */
+	AT_CHAR,	/* %c */
+	AT_WCHAR,	/* %lc %wc */
+	AT_DBL,
+	AT_LDBL		/* L */
+};
+
+#define OS_ANY		0
+#define OS_ILLUMOS	1
+#define OS_FREEBSD	2
+
+struct pfconv {
+	const char *name;	/* as written after the flags */
+	const char *ofmt;	/* the table's output conversion */
+	uint8_t print;
+	uint8_t os;
+};
+
+/*
+ * _dtrace_conversions of illumos and FreeBSD side by side: %i is signed
+ * only on FreeBSD, %I and %P exist only there, and %wc/%ws are printed as
+ * wide characters on both (FreeBSD's table says lc/ls; glibc has no w).
+ */
+static const struct pfconv conversions[] = {
+	{ "a", "s", PR_ADDR, OS_ANY },
+	{ "A", "s", PR_UADDR, OS_ANY },
+	{ "c", "c", PR_SINT, OS_ANY },
+	{ "C", "s", PR_ECHR, OS_ANY },
+	{ "d", "d", PR_DINT, OS_ANY },
+	{ "e", "e", PR_FP, OS_ANY },
+	{ "E", "E", PR_FP, OS_ANY },
+	{ "f", "f", PR_FP, OS_ANY },
+	{ "g", "g", PR_FP, OS_ANY },
+	{ "G", "G", PR_FP, OS_ANY },
+	{ "hd", "d", PR_SINT, OS_ANY },
+	{ "hi", "i", PR_SINT, OS_ANY },
+	{ "ho", "o", PR_UINT, OS_ANY },
+	{ "hu", "u", PR_UINT, OS_ANY },
+	{ "hx", "x", PR_UINT, OS_ANY },
+	{ "hX", "X", PR_UINT, OS_ANY },
+	{ "i", "i", PR_DINT, OS_ILLUMOS },
+	{ "i", "i", PR_SINT, OS_FREEBSD },
+	{ "I", "s", PR_INET, OS_FREEBSD },
+	{ "k", "s", PR_STACK, OS_ANY },
+	{ "lc", "lc", PR_SINT, OS_ANY },
+	{ "ld", "d", PR_SINT, OS_ANY },
+	{ "li", "i", PR_SINT, OS_ANY },
+	{ "lo", "o", PR_UINT, OS_ANY },
+	{ "lu", "u", PR_UINT, OS_ANY },
+	{ "ls", "ls", PR_WSTR, OS_ANY },
+	{ "lx", "x", PR_UINT, OS_ANY },
+	{ "lX", "X", PR_UINT, OS_ANY },
+	{ "lld", "d", PR_SINT, OS_ANY },
+	{ "lli", "i", PR_SINT, OS_ANY },
+	{ "llo", "o", PR_UINT, OS_ANY },
+	{ "llu", "u", PR_UINT, OS_ANY },
+	{ "llx", "x", PR_UINT, OS_ANY },
+	{ "llX", "X", PR_UINT, OS_ANY },
+	{ "Le", "e", PR_FP, OS_ANY },
+	{ "LE", "E", PR_FP, OS_ANY },
+	{ "Lf", "f", PR_FP, OS_ANY },
+	{ "Lg", "g", PR_FP, OS_ANY },
+	{ "LG", "G", PR_FP, OS_ANY },
+	{ "o", "o", PR_UINT, OS_ANY },
+	{ "p", "x", PR_UINT, OS_ANY },
+	{ "P", "s", PR_PORT, OS_FREEBSD },
+	{ "s", "s", PR_CSTR, OS_ANY },
+	{ "S", "s", PR_ESTR, OS_ANY },
+	{ "T", "s", PR_TIME822, OS_ANY },
+	{ "u", "u", PR_UINT, OS_ANY },
+	{ "wc", "wc", PR_SINT, OS_ANY },
+	{ "ws", "ws", PR_WSTR, OS_ANY },
+	{ "x", "x", PR_UINT, OS_ANY },
+	{ "X", "X", PR_UINT, OS_ANY },
+	{ "Y", "s", PR_TIME, OS_ANY },
+	{ "%", "%", PR_PCT, OS_ANY },
+};
+
+/* One piece of a compiled format: prefix text, then maybe a conversion. */
+struct pfpiece {
+	uint32_t prefix, preflen;	/* text before the conversion, in str */
+	uint32_t flags;			/* PF_* */
+	int32_t width, prec;		/* from the text; 0 = none */
+	uint8_t print;			/* enum printer; PR_NONE: text only */
+	uint8_t argtype;		/* enum argtype */
+	char conv[4];			/* the libc conversion (integers, floats) */
+	char name[8];			/* the D conversion name */
+};
+
+struct dtc_format {
+	char *str;			/* the format, NUL-terminated */
+	uint32_t len;
+	uint32_t npieces;
+	uint32_t nrecs;			/* records a printf consumes */
+	int illumos;
+	struct pfpiece pieces[];	/* str follows the pieces */
+};
+
+/* ------------------------------------------------------------------ */
+/* Compiling a format (dt_printf_create + dtrace_printf_create)        */
+/* ------------------------------------------------------------------ */
+
+static const struct pfconv *
+conv_lookup(const char *name, int illumos)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(conversions) / sizeof(conversions[0]); i++) {
+		const struct pfconv *c = &conversions[i];
+
+		if (c->os == OS_ILLUMOS && !illumos)
+			continue;
+		if (c->os == OS_FREEBSD && illumos)
+			continue;
+		if (strcmp(c->name, name) == 0)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * The libc conversion and C argument type of an integer or float printer.
+ * dtrace_printf_create passes the D name itself to libc when the table's
+ * output format is not "s", so a pickled "%lld" stays "lld".  Three names
+ * are not glibc's: %p (pickled formats never hold it: the compiler writes
+ * %x or %llx; given raw, print that), %wc and %ws (illumos libc's spelling
+ * of %lc and %ls).
+ */
+static void
+conv_ctype(struct pfpiece *p, const struct pfconv *c)
+{
+	const char *n = c->name;
+
+	p->argtype = AT_NONE;
+	if (c->print == PR_SINT || c->print == PR_UINT ||
+	    c->print == PR_DINT) {
+		if (strcmp(n, "c") == 0) {
+			p->argtype = AT_CHAR;
+			strcpy(p->conv, "c");
+		} else if (strcmp(n, "lc") == 0 || strcmp(n, "wc") == 0) {
+			p->argtype = AT_WCHAR;
+			strcpy(p->conv, "c");
+		} else if (strcmp(n, "p") == 0) {
+			p->argtype = AT_PTR;
+			strcpy(p->conv, "x");
+		} else {
+			if (n[0] == 'l' && n[1] == 'l')
+				p->argtype = AT_LLONG;
+			else if (n[0] == 'l')
+				p->argtype = AT_LONG;
+			else
+				p->argtype = AT_INT;
+			snprintf(p->conv, sizeof(p->conv), "%s", n);
+		}
+	} else if (c->print == PR_FP) {
+		p->argtype = n[0] == 'L' ? AT_LDBL : AT_DBL;
+		snprintf(p->conv, sizeof(p->conv), "%s", n);
+	} else {
+		strcpy(p->conv, "s");
+	}
+}
+
+static void *
+compile_fail(dtc_error *err, void *f, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static void *
+compile_fail(dtc_error *err, void *f, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	free(f);
+	va_start(ap, fmt);
+	dtcp_error_vset(err, code, NULL, -1, -1, -1, fmt, ap);
+	va_end(ap);
+	return NULL;
+}
+
+dtc_format *
+dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
+{
+	dtc_format *f;
+	size_t npct = 0, i, q, p, max;
+	uint32_t argc = 0, nrecs = 0;
+
+	/* dt_printf_create works on a C string: stop at a NUL */
+	len = strnlen(s, len);
+	if (len > UINT32_MAX / 2)
+		return compile_fail(err, NULL, DTC_E_LIMIT,
+		    "format string of %zu bytes is too long", len);
+	for (i = 0; i < len; i++)
+		npct += s[i] == '%';
+	max = npct + 1;
+	f = calloc(1, sizeof(*f) + max * sizeof(struct pfpiece) + len + 1);
+	if (f == NULL)
+		return compile_fail(err, NULL, DTC_E_NOMEM, NULL);
+	f->str = (char *)&f->pieces[max];
+	memcpy(f->str, s, len);
+	f->str[len] = '\0';
+	f->len = (uint32_t)len;
+	f->illumos = illumos != 0;
+	s = f->str;
+
+	for (q = 0; q < len; q = p + 1) {
+		const char *pct = memchr(s + q, '%', len - q);
+		struct pfpiece *pd;
+		const struct pfconv *conv;
+		char name[8];
+		unsigned namelen = 0;
+		int digits = 0, dot = 0;
+		char c;
+
+		if (pct == NULL)
+			break;
+		p = (size_t)(pct - s);
+		pd = &f->pieces[f->npieces++];
+		argc++;
+		pd->prefix = (uint32_t)q;
+		pd->preflen = (uint32_t)(p - q);
+
+		for (;;) {
+			c = ++p < len ? s[p] : '\0';
+			if (c >= '0' && c <= '9') {
+				long n;
+
+				/* a 0 before any digit is the flag, and
+				 * cancels - (and - cancels it) */
+				if (dot == 0 && digits == 0 && c == '0') {
+					pd->flags |= PF_ZPAD;
+					pd->flags &= ~PF_LEFT;
+					continue;
+				}
+				for (n = 0; p < len && s[p] >= '0' &&
+				    s[p] <= '9'; p++) {
+					if (n < PF_MAXWIDTH)
+						n = n * 10 + (s[p] - '0');
+				}
+				if (n > PF_MAXWIDTH)
+					n = PF_MAXWIDTH;
+				if (dot)
+					pd->prec = (int32_t)n;
+				else
+					pd->width = (int32_t)n;
+				p--;
+				digits++;
+				continue;
+			}
+			switch (c) {
+			case '#':
+				pd->flags |= PF_ALT;
+				continue;
+			case '*': {
+				uint32_t n = dot ? PF_DYNPREC : PF_DYNWIDTH;
+
+				if (pd->flags & n)
+					return compile_fail(err, f,
+					    DTC_E_BADFORMAT, "format conversion "
+					    "#%u has more than one '*' specified "
+					    "for the output %s", argc,
+					    dot ? "precision" : "width");
+				pd->flags |= n;
+				continue;
+			}
+			case '+':
+				pd->flags |= PF_SPOS;
+				continue;
+			case '-':
+				pd->flags |= PF_LEFT;
+				pd->flags &= ~PF_ZPAD;
+				continue;
+			case '.':
+				if (dot++ != 0)
+					return compile_fail(err, f,
+					    DTC_E_BADFORMAT, "format conversion "
+					    "#%u has more than one '.' specified",
+					    argc);
+				digits = 0;
+				continue;
+			case '?':
+				/*
+				 * The pointer width of the traced kernel.
+				 * Pickled formats have it resolved already
+				 * (errata O1); a raw one is taken as LP64.
+				 */
+				pd->width = 16;
+				continue;
+			case '@':
+				pd->flags |= PF_AGG;
+				continue;
+			case '\'':
+				pd->flags |= PF_GROUP;
+				continue;
+			case ' ':
+				pd->flags |= PF_SPACE;
+				continue;
+			case '$':
+				return compile_fail(err, f, DTC_E_BADFORMAT,
+				    "format conversion #%u uses unsupported "
+				    "positional format (%%n$)", argc);
+			case '%':
+				if (s[p - 1] == '%')
+					break;
+				return compile_fail(err, f, DTC_E_BADFORMAT,
+				    "format conversion #%u cannot be combined "
+				    "with other format flags: %%%%", argc);
+			case '\0':
+				return compile_fail(err, f, DTC_E_BADFORMAT,
+				    "format conversion #%u name expected before "
+				    "end of format string", argc);
+			case 'h':
+			case 'l':
+			case 'L':
+			case 'w':
+				/* extra length letters are dropped, as in
+				 * libdtrace's 8-byte name buffer */
+				if (namelen < sizeof(name) - 2)
+					name[namelen++] = c;
+				continue;
+			default:
+				break;
+			}
+			break;
+		}
+		name[namelen++] = c;
+		name[namelen] = '\0';
+
+		if ((conv = conv_lookup(name, illumos)) == NULL)
+			return compile_fail(err, f, DTC_E_BADFORMAT,
+			    "format conversion #%u is undefined: %%%s", argc,
+			    name);
+		pd->print = conv->print;
+		memcpy(pd->name, name, namelen + 1);
+		conv_ctype(pd, conv);
+
+		if (conv->print != PR_PCT) {
+			nrecs += (pd->flags & PF_DYNWIDTH) != 0;
+			nrecs += (pd->flags & PF_DYNPREC) != 0;
+			nrecs += (pd->flags & PF_AGG) == 0;
+		}
+	}
+
+	/* trailing text, or the single empty piece of an empty format */
+	if (q < len || len == 0) {
+		struct pfpiece *pd = &f->pieces[f->npieces++];
+
+		pd->prefix = (uint32_t)q;
+		pd->preflen = (uint32_t)(len - q);
+	}
+
+	/*
+	 * dt_printf_format returns the records it used, and the consumer
+	 * steps over at least one (a format without conversions uses the
+	 * placeholder record the compiler emits).
+	 */
+	f->nrecs = nrecs ? nrecs : 1;
+	return f;
+}
+
+void
+dtcp_format_free(dtc_format *f)
+{
+	free(f);
+}
+
+uint32_t
+dtcp_format_nrecs(const dtc_format *f)
+{
+	return f != NULL ? f->nrecs : 1;
+}
+
+const char *
+dtc_format_string(const dtc_format *f)
+{
+	return f != NULL ? f->str : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Output helpers                                                      */
+/* ------------------------------------------------------------------ */
+
+/* The effective flags of one conversion, once dynamic values are in. */
+struct pfspec {
+	uint32_t flags;
+	int left;	/* '-', or a negative width */
+	int width;	/* absolute; 0 = none */
+	int prec;	/* > 0, or 0 = none (an explicit .0 is dropped) */
+};
+
+static int
+nomem(dtc_error *err)
+{
+	dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1, NULL);
+	return DTC_FAILED;
+}
+
+static int
+mismatch(dtc_error *err)
+{
+	dtcp_error_set(err, DTC_E_DMISMATCH, NULL, -1, -1, -1,
+	    "data record list does not match statement");
+	return DTC_FAILED;
+}
+
+static int
+append(dtc_buf *out, const void *p, size_t n)
+{
+	return n == 0 ? 0 : dtc_buf_append(out, p, n);
+}
+
+static int
+append_fill(dtc_buf *out, char c, size_t n)
+{
+	char chunk[64];
+
+	memset(chunk, c, sizeof(chunk));
+	while (n > 0) {
+		size_t k = n < sizeof(chunk) ? n : sizeof(chunk);
+
+		if (dtc_buf_append(out, chunk, k) != 0)
+			return -1;
+		n -= k;
+	}
+	return 0;
+}
+
+/*
+ * Apply %<flags><width>.<prec>s to the text already appended at
+ * out->s[start..]: the precision cuts it, the width pads it.  The legacy
+ * libcs pad with '0' under the 0 flag even for strings (glibc would not).
+ */
+static int
+pad_text(dtc_buf *out, size_t start, const struct pfspec *sp)
+{
+	size_t n = out->len - start, w;
+
+	if (sp->prec > 0 && n > (size_t)sp->prec) {
+		n = (size_t)sp->prec;
+		out->len = start + n;
+		out->s[out->len] = '\0';
+	}
+	if (sp->width <= 0 || n >= (size_t)sp->width)
+		return 0;
+	w = (size_t)sp->width - n;
+	if (sp->left)
+		return append_fill(out, ' ', w);
+	if (append_fill(out, ' ', w) != 0)
+		return -1;
+	memmove(out->s + start + w, out->s + start, n);
+	memset(out->s + start, (sp->flags & PF_ZPAD) ? '0' : ' ', w);
+	return 0;
+}
+
+/* "%" + flags in dt_printf_format's fixed order + width + .prec + conv */
+static void
+build_fmt(char *buf, size_t len, const struct pfspec *sp, const char *conv)
+{
+	char *f = buf;
+
+	*f++ = '%';
+	if (sp->flags & PF_ALT)
+		*f++ = '#';
+	if (sp->flags & PF_ZPAD)
+		*f++ = '0';
+	if (sp->left)
+		*f++ = '-';
+	if (sp->flags & PF_SPOS)
+		*f++ = '+';
+	if (sp->flags & PF_GROUP)
+		*f++ = '\'';
+	if (sp->flags & PF_SPACE)
+		*f++ = ' ';
+	*f = '\0';
+	if (sp->width != 0)
+		f += snprintf(f, len - (size_t)(f - buf), "%d", sp->width);
+	if (sp->prec > 0)
+		f += snprintf(f, len - (size_t)(f - buf), ".%d", sp->prec);
+	snprintf(f, len - (size_t)(f - buf), "%s", conv);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+/*
+ * An integer as libc gets it from pfprint_sint/uint: x holds the value the
+ * printer computed, already extended to 64 bits the way the printer's C
+ * type would be (sign for sint, zero for uint).  A 64-bit value given to a
+ * conversion without ll is cut to its low 32 bits, as va_arg(int) does on
+ * the LP64 hosts dtrace runs on.
+ */
+static int
+emit_int(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp,
+    uint64_t x, uint32_t size, dtc_error *err)
+{
+	char fmt[64];
+	int n;
+
+	switch (p->argtype) {
+	case AT_CHAR:
+	case AT_WCHAR: {
+		size_t start = out->len;
+		unsigned char ch;
+
+		/*
+		 * A wide character goes through wcrtomb() in the C locale,
+		 * where the legacy libcs take one byte per value below 256
+		 * and fail (EILSEQ) above it.
+		 */
+		if (p->argtype == AT_WCHAR && (uint32_t)x > 0xff) {
+			dtcp_error_set(err, DTC_E_BADVALUE, NULL, -1, -1, -1,
+			    "illegal byte sequence");
+			return DTC_FAILED;
+		}
+		ch = (unsigned char)x;
+		if (append(out, &ch, 1) != 0 || pad_text(out, start, sp) != 0)
+			return nomem(err);
+		return DTC_OK;
+	}
+	case AT_PTR:
+		build_fmt(fmt, sizeof(fmt), sp, size == 8 ? "llx" : "x");
+		n = size == 8 ? dtc_buf_printf(out, fmt, (unsigned long long)x) :
+		    dtc_buf_printf(out, fmt, (unsigned int)x);
+		break;
+	case AT_LLONG:
+		build_fmt(fmt, sizeof(fmt), sp, p->conv);
+		n = dtc_buf_printf(out, fmt, (long long)x);
+		break;
+	case AT_LONG:
+		build_fmt(fmt, sizeof(fmt), sp, p->conv);
+		n = dtc_buf_printf(out, fmt, (long)x);
+		break;
+	case AT_INT:
+		build_fmt(fmt, sizeof(fmt), sp, p->conv);
+		n = dtc_buf_printf(out, fmt, (int)(uint32_t)x);
+		break;
+	default:
+		/* avg/stddev/count under a non-integer conversion: the D
+		 * compiler refuses it, libdtrace would crash */
+		return mismatch(err);
+	}
+	return n < 0 ? nomem(err) : DTC_OK;
+}
+
+static int
+emit_fp(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp,
+    long double v, dtc_error *err)
+{
+	char fmt[64];
+	int n;
+
+	build_fmt(fmt, sizeof(fmt), sp, p->conv);
+	if (p->argtype == AT_LDBL)
+		n = dtc_buf_printf(out, fmt, v);
+	else
+		n = dtc_buf_printf(out, fmt, (double)v);
+	return n < 0 ? nomem(err) : DTC_OK;
+}
+
+#pragma GCC diagnostic pop
+
+/* ------------------------------------------------------------------ */
+/* Arguments                                                           */
+/* ------------------------------------------------------------------ */
+
+/* One record (or aggregation value) as a printer sees it. */
+struct pfarg {
+	const dtc_value *v;	/* a record; NULL for an aggregation value */
+	const dtc_aggval *av;	/* a %@ value */
+	const uint8_t *data;
+	uint32_t size;
+	int swap;
+	uint64_t normal;
+	uint8_t tmp[8];		/* bytes of an INT value built by hand */
+};
+
+static void
+arg_from_value(struct pfarg *a, const dtc_value *v)
+{
+	memset(a, 0, sizeof(*a));
+	a->v = v;
+	a->size = v->size;
+	a->data = v->data;
+	a->swap = v->swapped;
+	a->normal = 1;
+	if (a->data == NULL && v->kind == DTC_V_INT &&
+	    (v->size == 1 || v->size == 2 || v->size == 4 || v->size == 8)) {
+		/* a value without its bytes: lay u out in host order */
+		uint64_t u = v->u;
+
+		switch (v->size) {
+		case 1: a->tmp[0] = (uint8_t)u; break;
+		case 2: { uint16_t x = (uint16_t)u; memcpy(a->tmp, &x, 2); break; }
+		case 4: { uint32_t x = (uint32_t)u; memcpy(a->tmp, &x, 4); break; }
+		default: memcpy(a->tmp, &u, 8); break;
+		}
+		a->data = a->tmp;
+		a->swap = 0;
+	}
+}
+
+static void
+arg_from_aggval(struct pfarg *a, const dtc_reader *r, const dtc_aggval *av)
+{
+	memset(a, 0, sizeof(*a));
+	a->av = av;
+	a->data = av->data;
+	a->size = av->data != NULL ? av->size : 0;
+	a->swap = r != NULL ? dtcp_reader_swap(r) : 0;
+	a->normal = av->normal;
+}
+
+/* The record as an unsigned integer of its size (1, 2, 4 or 8). */
+static int
+arg_uint(const struct pfarg *a, uint64_t *u)
+{
+	switch (a->size) {
+	case 1: case 2: case 4: case 8:
+		break;
+	default:
+		return -1;
+	}
+	if (a->data == NULL)
+		return -1;
+	*u = dtcp_ldsz(a->data, a->size, a->swap);
+	return 0;
+}
+
+static int64_t
+sext(uint64_t u, uint32_t size)
+{
+	switch (size) {
+	case 1: return (int8_t)u;
+	case 2: return (int16_t)u;
+	case 4: return (int32_t)u;
+	}
+	return (int64_t)u;
+}
+
+/* dt_printf_getint: a dynamic width or precision, any integer size */
+static int
+arg_getint(const dtc_value *v, int *ip, dtc_error *err)
+{
+	struct pfarg a;
+	uint64_t u;
+	int64_t x;
+
+	arg_from_value(&a, v);
+	if (arg_uint(&a, &u) != 0)
+		return mismatch(err);
+	x = sext(u, a.size);
+	/* an int, as libdtrace truncates; then the clamp of PF_MAXWIDTH */
+	x = (int32_t)(uint32_t)x;
+	if (x > PF_MAXWIDTH)
+		x = PF_MAXWIDTH;
+	if (x < -PF_MAXWIDTH)
+		x = -PF_MAXWIDTH;
+	*ip = (int)x;
+	return DTC_OK;
+}
+
+/* Divisions that cannot trap: libdtrace would die on these. */
+static int32_t
+sdiv32(int32_t a, int32_t b)
+{
+	if (b == 0)
+		return a;
+	if (b == -1)
+		return (int32_t)(0u - (uint32_t)a);
+	return a / b;
+}
+
+static int64_t
+sdiv64(int64_t a, int64_t b)
+{
+	if (b == 0)
+		return a;
+	if (b == -1)
+		return (int64_t)(0 - (uint64_t)a);
+	return a / b;
+}
+
+static uint64_t
+udiv64(uint64_t a, uint64_t b)
+{
+	return b == 0 ? a : a / b;
+}
+
+/* ------------------------------------------------------------------ */
+/* The printers                                                        */
+/* ------------------------------------------------------------------ */
+
+/* pfprint_sint / pfprint_uint, with the normalization of %@ values */
+static int
+pr_int(const struct pfpiece *p, const struct pfspec *sp, const struct pfarg *a,
+    int is_signed, dtc_buf *out, dtc_error *err)
+{
+	uint64_t u, x;
+
+	if (arg_uint(a, &u) != 0)
+		return mismatch(err);
+	if (is_signed) {
+		int64_t normal = (int64_t)a->normal;
+
+		if (a->size < 8)
+			x = (uint64_t)(int64_t)sdiv32((int32_t)sext(u, a->size),
+			    (int32_t)normal);
+		else
+			x = (uint64_t)sdiv64((int64_t)u, normal);
+	} else {
+		if (a->size < 8) {
+			uint32_t n = (uint32_t)a->normal;
+
+			x = n == 0 ? u : (uint32_t)u / n;
+		} else {
+			x = udiv64(u, a->normal);
+		}
+	}
+	return emit_int(out, p, sp, x, a->size, err);
+}
+
+/* pfprint_fp: float and double records, and long double when the host
+ * has the traced kernel's 80-bit format */
+static int
+pr_fp(const struct pfpiece *p, const struct pfspec *sp, const struct pfarg *a,
+    dtc_buf *out, dtc_error *err)
+{
+	long double v;
+
+	if (a->data == NULL)
+		return mismatch(err);
+	switch (a->size) {
+	case 4: {
+		uint32_t bits = dtcp_ld32(a->data, a->swap);
+		float fl;
+
+		memcpy(&fl, &bits, 4);
+		v = (double)fl / (double)a->normal;
+		break;
+	}
+	case 8: {
+		uint64_t bits = dtcp_ld64(a->data, a->swap);
+		double d;
+
+		memcpy(&d, &bits, 8);
+		v = d / (double)a->normal;
+		break;
+	}
+	case 16:
+#if defined(__x86_64__) || defined(__i386__)
+		if (!a->swap) {
+			long double ld = 0;
+
+			memcpy(&ld, a->data, 10);
+			v = ld / (long double)a->normal;
+			break;
+		}
+#endif
+		dtcp_error_set(err, DTC_E_NOTSUP, NULL, -1, -1, -1,
+		    "long double records of this capture cannot be printed "
+		    "on this host");
+		return DTC_FAILED;
+	default:
+		return mismatch(err);
+	}
+	return emit_fp(out, p, sp, v, err);
+}
+
+/* %s: the record's bytes up to the first NUL (pfprint_cstr copies the
+ * record and terminates it at its size) */
+static int
+pr_cstr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
+    dtc_error *err)
+{
+	size_t start = out->len, n;
+
+	if (a->data == NULL && a->size != 0)
+		return mismatch(err);
+	n = a->size ? strnlen((const char *)a->data, a->size) : 0;
+	if (sp->prec > 0 && n > (size_t)sp->prec)
+		n = (size_t)sp->prec;
+	if (append(out, a->data, n) != 0 || pad_text(out, start, sp) != 0)
+		return nomem(err);
+	return DTC_OK;
+}
+
+/* strchr2esc: C escapes; stops after the first NUL, which shows as \0 */
+static int
+escape(dtc_buf *out, const uint8_t *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		char e[5];
+		size_t k = 2;
+		unsigned char c = s[i];
+
+		e[0] = '\\';
+		switch (c) {
+		case '\0': e[1] = '0'; break;
+		case '\a': e[1] = 'a'; break;
+		case '\b': e[1] = 'b'; break;
+		case '\f': e[1] = 'f'; break;
+		case '\n': e[1] = 'n'; break;
+		case '\r': e[1] = 'r'; break;
+		case '\t': e[1] = 't'; break;
+		case '\v': e[1] = 'v'; break;
+		case '"': e[1] = '"'; break;
+		case '\\': e[1] = '\\'; break;
+		default:
+			if (c == ' ' || (c >= '!' && c <= '~')) {
+				e[0] = (char)c;
+				k = 1;
+			} else {
+				e[1] = (char)('0' + ((c >> 6) & 3));
+				e[2] = (char)('0' + ((c >> 3) & 7));
+				e[3] = (char)('0' + (c & 7));
+				k = 4;
+			}
+			break;
+		}
+		if (dtc_buf_append(out, e, k) != 0)
+			return -1;
+		if (c == '\0')
+			break;
+	}
+	return 0;
+}
+
+static int
+pr_estr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
+    dtc_error *err)
+{
+	size_t start = out->len;
+
+	if (a->data == NULL && a->size != 0)
+		return mismatch(err);
+	if (escape(out, a->data, a->size) != 0 || pad_text(out, start, sp) != 0)
+		return nomem(err);
+	return DTC_OK;
+}
+
+/* %C: pfprint_echr keeps the low byte of a 1, 2 or 4-byte record */
+static int
+pr_echr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
+    dtc_error *err)
+{
+	size_t start = out->len;
+	uint64_t u;
+	uint8_t c;
+
+	if (a->size == 8 || arg_uint(a, &u) != 0)
+		return mismatch(err);
+	c = (uint8_t)u;
+	if (escape(out, &c, 1) != 0 || pad_text(out, start, sp) != 0)
+		return nomem(err);
+	return DTC_OK;
+}
+
+/* %ls / %ws: 32-bit wide characters up to the first zero */
+static int
+pr_wstr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
+    dtc_error *err)
+{
+	size_t start = out->len, i;
+
+	if (a->data == NULL && a->size != 0)
+		return mismatch(err);
+	for (i = 0; i + 4 <= a->size; i += 4) {
+		uint32_t wc = dtcp_ld32(a->data + i, a->swap);
+		unsigned char c = (unsigned char)wc;
+
+		if (wc == 0)
+			break;
+		if (sp->prec > 0 && out->len - start >= (size_t)sp->prec)
+			break;
+		if (wc > 0xff) {
+			out->len = start;
+			out->s[start] = '\0';
+			dtcp_error_set(err, DTC_E_BADVALUE, NULL, -1, -1, -1,
+			    "illegal byte sequence");
+			return DTC_FAILED;
+		}
+		if (dtc_buf_append(out, &c, 1) != 0)
+			return nomem(err);
+	}
+	if (pad_text(out, start, sp) != 0)
+		return nomem(err);
+	return DTC_OK;
+}
+
+/* %a: dtrace_addr2str of a 4 or 8-byte record */
+static int
+pr_addr(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
+    dtc_buf *out, dtc_error *err)
+{
+	size_t start = out->len;
+	uint64_t addr;
+
+	if ((a->size != 4 && a->size != 8) || arg_uint(a, &addr) != 0)
+		return mismatch(err);
+	dtc_addr_text(r, addr, 0, out);
+	if (pad_text(out, start, sp) != 0)
+		return nomem(err);
+	return DTC_OK;
+}
+
+/* %A: a (pid, address) pair of 16 bytes, or a bare address with pid 0
+ * (offline there is no $target to fall back on) */
+static int
+pr_uaddr(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
+    dtc_buf *out, dtc_error *err)
+{
+	size_t start = out->len;
+	uint64_t pid = 0, addr;
+
+	if (a->size == 16 && a->data != NULL) {
+		pid = dtcp_ld64(a->data, a->swap);
+		addr = dtcp_ld64(a->data + 8, a->swap);
+	} else if ((a->size != 4 && a->size != 8) || arg_uint(a, &addr) != 0) {
+		return mismatch(err);
+	}
+	dtc_uaddr_text(r, pid, addr, 0, out);
+	if (pad_text(out, start, sp) != 0)
+		return nomem(err);
+	return DTC_OK;
+}
+
+/* mod() and umod() records print their module text through the format */
+static int
+pr_mod(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
+    int user, dtc_buf *out, dtc_error *err)
+{
+	size_t start = out->len;
+	uint64_t pid = 0, addr;
+
+	if (user) {
+		if (a->size < 16 || a->data == NULL)
+			return mismatch(err);
+		pid = dtcp_ld64(a->data, a->swap);
+		addr = dtcp_ld64(a->data + 8, a->swap);
+		dtc_umod_text(r, pid, addr, out);
+	} else {
+		if (a->size < 8 || a->data == NULL)
+			return mismatch(err);
+		addr = dtcp_ld64(a->data, a->swap);
+		dtc_mod_text(r, addr, out);
+	}
+	if (pad_text(out, start, sp) != 0)
+		return nomem(err);
+	return DTC_OK;
+}
+
+static const char wdays[7][4] = {
+	"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"
+};
+static const char months[12][4] = {
+	"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
+	"Nov", "Dec"
+};
+
+/*
+ * %Y: ctime_r() text rearranged to "YYYY Mon dd hh:mm:ss" by copying its
+ * bytes 20..23 and 3..18; %T: strftime "%a, %d %b %G %T %Z" (ISO week
+ * year).  Both in local time; the record is a signed hrtime in ns.
+ */
+static int
+pr_time(const struct pfspec *sp, const struct pfarg *a, int rfc822,
+    dtc_buf *out, dtc_error *err)
+{
+	size_t start = out->len;
+	char src[40], buf[64];
+	time_t sec;
+	struct tm tm;
+	int ok, i, k = 0;
+
+	if (a->size < 8 || a->data == NULL)
+		return mismatch(err);
+	sec = (time_t)((int64_t)dtcp_ld64(a->data, a->swap) / 1000000000);
+	memset(&tm, 0, sizeof(tm));
+	ok = localtime_r(&sec, &tm) != NULL;
+	if (rfc822) {
+		if (strftime(buf, sizeof(buf), "%a, %d %b %G %T %Z", &tm) == 0)
+			buf[0] = '\0';
+	} else {
+		/* the asctime layout ctime_r writes; zeros when it fails */
+		memset(src, 0, sizeof(src));
+		if (ok && tm.tm_wday >= 0 && tm.tm_wday < 7 &&
+		    tm.tm_mon >= 0 && tm.tm_mon < 12)
+			snprintf(src, sizeof(src),
+			    "%.3s %.3s%3d %.2d:%.2d:%.2d %d\n",
+			    wdays[tm.tm_wday], months[tm.tm_mon], tm.tm_mday,
+			    tm.tm_hour, tm.tm_min, tm.tm_sec,
+			    tm.tm_year + 1900);
+		for (i = 20; i < 24; i++)
+			buf[k++] = src[i];
+		for (i = 3; i < 19; i++)
+			buf[k++] = src[i];
+		buf[k] = '\0';
+	}
+	if (append(out, buf, strlen(buf)) != 0 || pad_text(out, start, sp) != 0)
+		return nomem(err);
+	return DTC_OK;
+}
+
+/* FreeBSD %P: the decimal of the raw uint16 (errata E12) */
+static int
+pr_port(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
+    dtc_error *err)
+{
+	size_t start = out->len;
+
+	if (a->size < 2 || a->data == NULL)
+		return mismatch(err);
+	if (dtc_buf_printf(out, "%d", dtcp_ld16(a->data, a->swap)) < 0 ||
+	    pad_text(out, start, sp) != 0)
+		return nomem(err);
+	return DTC_OK;
+}
+
+/* The user-stack frame rule of dt_print_ustack, offline. */
+static int
+proc_known(const dtc_reader *r, uint64_t pid)
+{
+	const dtcp_meta *m = r != NULL ? dtcp_reader_meta(r) : NULL;
+	size_t i;
+
+	if (m == NULL)
+		return 0;
+	for (i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+static void
+uframe_text(const dtc_reader *r, int illumos, uint64_t pid, int known,
+    uint64_t pc, const char *str, size_t strn, dtc_buf *out)
+{
+	dtc_symbol sym;
+	int found;
+
+	memset(&sym, 0, sizeof(sym));
+	found = r != NULL && dtc_usym_lookup(r, pid, pc, &sym);
+	if (found && sym.name != NULL) {
+		dtc_uaddr_text(r, pid, pc, 0, out);
+		return;
+	}
+	/*
+	 * A helper string is used where the process is not there to ask
+	 * (illumos), or only for a pc in no mapping (FreeBSD needs the
+	 * process); the captured maps carry no write permission, so a pc in
+	 * a known mapping never takes the string.
+	 */
+	if (str != NULL && strn > 0 && str[0] != '@' &&
+	    (illumos ? (!known || !found) : (known && !found))) {
+		dtc_buf_append(out, str, strn);
+		return;
+	}
+	if (r != NULL)
+		dtc_uaddr_text(r, pid, pc, 0, out);
+	else
+		dtc_buf_printf(out, "0x%llx", (unsigned long long)pc);
+}
+
+/*
+ * %k: pfprint_stack.  The indent is 0 unless the conversion is left
+ * justified: then the width (or a negative dynamic width) is the indent.
+ * An explicit '-' also drops the width from each frame's format, a
+ * negative dynamic width does not (errata E6).
+ */
+static int
+pr_stack(const dtc_reader *r, const struct pfpiece *p, const struct pfspec *sp0,
+    int dynwidth, const struct pfarg *a, int illumos, dtc_buf *out,
+    dtc_error *err)
+{
+	const dtc_value *v = a->v;
+	struct pfspec sp = *sp0;
+	int indent;
+	uint32_t i;
+
+	if (v == NULL || (v->kind != DTC_V_STACK && v->kind != DTC_V_USTACK))
+		return mismatch(err);
+	if (dynwidth < 0)
+		indent = -dynwidth;
+	else if (p->flags & PF_LEFT)
+		indent = dynwidth ? dynwidth : p->width;
+	else
+		indent = 0;
+	if (p->flags & PF_LEFT)
+		sp.width = 0;
+
+	if (v->kind == DTC_V_STACK) {
+		if (v->pcsize != 4 && v->pcsize != 8 &&
+		    (v->nframes > 0 || (v->rd != NULL && v->rd->arg != 0))) {
+			dtcp_error_set(err, DTC_E_BADVALUE, NULL, -1, -1, -1,
+			    "invalid stack program counter size");
+			return DTC_FAILED;
+		}
+		if (append(out, "\n", 1) != 0)
+			return nomem(err);
+		for (i = 0; i < v->nframes && v->pcs != NULL; i++) {
+			uint64_t pc = dtcp_ldsz(v->pcs + (size_t)i * v->pcsize,
+			    v->pcsize, v->swapped);
+			size_t start;
+
+			if (pc == 0)
+				break;
+			if (append_fill(out, ' ', (size_t)indent) != 0)
+				return nomem(err);
+			start = out->len;
+			dtc_frame_text(r, pc, out);
+			if (pad_text(out, start, &sp) != 0 ||
+			    append(out, "\n", 1) != 0)
+				return nomem(err);
+		}
+		return DTC_OK;
+	} else {
+		const char *str = NULL, *strend = NULL;
+		int known;
+
+		if (v->nframes == 0)
+			return DTC_OK;
+		if (v->strtab != NULL && v->strsize != 0) {
+			str = (const char *)v->strtab;
+			strend = str + v->strsize;
+		}
+		known = proc_known(r, v->pid);
+		if (append(out, "\n", 1) != 0)
+			return nomem(err);
+		for (i = 0; i < v->nframes && v->pcs != NULL; i++) {
+			uint64_t pc = dtcp_ld64(v->pcs + (size_t)i * 8,
+			    v->swapped);
+			size_t start, strn = 0;
+
+			if (pc == 0)
+				break;
+			if (str != NULL)
+				strn = strnlen(str, (size_t)(strend - str));
+			if (append_fill(out, ' ', (size_t)indent) != 0)
+				return nomem(err);
+			start = out->len;
+			uframe_text(r, illumos, v->pid, known, pc, str, strn,
+			    out);
+			if (pad_text(out, start, &sp) != 0 ||
+			    append(out, "\n", 1) != 0)
+				return nomem(err);
+			if (str != NULL && strn > 0 && str[0] == '@') {
+				if (append_fill(out, ' ', (size_t)indent) != 0)
+					return nomem(err);
+				start = out->len;
+				if (append(out, "  [ ", 4) != 0 ||
+				    append(out, str + 1, strn - 1) != 0 ||
+				    append(out, " ]", 2) != 0 ||
+				    pad_text(out, start, &sp) != 0 ||
+				    append(out, "\n", 1) != 0)
+					return nomem(err);
+			}
+			if (str != NULL) {
+				/* one string per frame, while any is left */
+				if ((size_t)(strend - str) <= strn + 1)
+					str = NULL;
+				else
+					str += strn + 1;
+			}
+		}
+		return DTC_OK;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Aggregation values                                                  */
+/* ------------------------------------------------------------------ */
+
+#define QNBUCKETS	127
+#define QZERO		63
+
+typedef unsigned __int128 u128;
+
+/* Exact floor(sqrt(x)), as dt_sqrt_128's long-hand method computes it. */
+static uint64_t
+isqrt128(u128 x)
+{
+	u128 res = 0, one = (u128)1 << 126;
+
+	while (one > x)
+		one >>= 2;
+	while (one != 0) {
+		if (x >= res + one) {
+			x -= res + one;
+			res = (res >> 1) + one;
+		} else {
+			res >>= 1;
+		}
+		one >>= 2;
+	}
+	return (uint64_t)res;
+}
+
+/*
+ * dt_stddev: sqrt(E[x^2] - E[x]^2) with the 128-bit sum of squares divided
+ * by normal twice and by the count (unsigned), the mean in signed 64-bit
+ * arithmetic, and a 128-bit subtraction that wraps when it goes negative.
+ */
+static uint64_t
+stddev_words(const uint64_t w[4], uint64_t normal)
+{
+	u128 sq, avgsq, sqavg;
+	int64_t mean;
+	uint64_t amean;
+
+	if (w[0] == 0)
+		return 0;
+	if (normal == 0)
+		normal = 1;
+	sq = ((u128)w[3] << 64) | w[2];
+	avgsq = sq / normal / normal / w[0];
+	mean = sdiv64(sdiv64((int64_t)w[1], (int64_t)normal), (int64_t)w[0]);
+	amean = mean < 0 ? 0 - (uint64_t)mean : (uint64_t)mean;
+	sqavg = (u128)amean * amean;
+	return isqrt128(avgsq - sqavg);
+}
+
+static int
+load_words(const uint8_t *d, uint32_t size, int swap, uint64_t *w, int n)
+{
+	int i;
+
+	if (d == NULL || size < (uint32_t)n * 8)
+		return -1;
+	for (i = 0; i < n; i++)
+		w[i] = dtcp_ld64(d + 8 * i, swap);
+	return 0;
+}
+
+static int64_t
+word(const uint8_t *d, uint32_t i, int swap)
+{
+	return (int64_t)dtcp_ld64(d + (size_t)i * 8, swap);
+}
+
+/* The drawing options of a histogram (aggzoom, encoding=utf8). */
+struct histopt {
+	int zoom, utf8;
+};
+
+static void
+hist_opts(const dtc_reader *r, struct histopt *ho)
+{
+	const dtcp_options *o = r != NULL ? dtcp_reader_options(r) : NULL;
+
+	ho->zoom = o != NULL && dtcp_opt_isset(o, DTCP_OPT_AGGZOOM);
+	ho->utf8 = o != NULL && strcmp(o->encoding, "utf8") == 0;
+}
+
+/* dt_quantize_total: the sum of |v|, or with aggzoom the largest |v|
+ * scaled so that it fills 95% of the bar */
+static void
+qtotal(const struct histopt *ho, int64_t v, long double *total)
+{
+	long double x = v < 0 ? -(long double)v : (long double)v;
+
+	if (!ho->zoom) {
+		*total += x;
+		return;
+	}
+	x *= 1 / 0.95;
+	if (*total < x)
+		*total = x;
+}
+
+static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+static const char spaces[] = "                                        ";
+
+/* dt_print_quantline: the bar and the count of one row */
+static int
+quantline(dtc_buf *out, const struct histopt *ho, int64_t val,
+    uint64_t normal, long double total, int pos, int neg)
+{
+	unsigned len = 40, depth;
+	long double f = 0;
+	long long cnt = (long long)udiv64((uint64_t)val, normal);
+
+	if (total != 0)
+		f = ((val < 0 ? -(long double)val : (long double)val) * len) /
+		    total;
+	if (!neg) {
+		if (pos && ho->utf8) {
+			unsigned whole = (unsigned)f, part, i;
+
+			part = (unsigned)((f - (long double)(unsigned)f) * 8);
+			if (append(out, "|", 1) != 0)
+				return -1;
+			for (i = 0; i < whole && i < len; i++)
+				if (append(out, "\xe2\x96\x88", 3) != 0)
+					return -1;
+			if (part != 0) {
+				unsigned cp = 0x258f - (part - 1);
+				char u[3];
+
+				u[0] = (char)(0xe0 | (cp >> 12));
+				u[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+				u[2] = (char)(0x80 | (cp & 0x3f));
+				if (append(out, u, 3) != 0)
+					return -1;
+				i++;
+			}
+			if (i > len)
+				i = len;
+			return dtc_buf_printf(out, "%s %-9lld\n", spaces + i,
+			    cnt) < 0 ? -1 : 0;
+		}
+		depth = pos ? (unsigned)(f + 0.5) : 0;
+		if (depth > len)
+			depth = len;
+		return dtc_buf_printf(out, "|%s%s %-9lld\n", ats + len - depth,
+		    spaces + depth, cnt) < 0 ? -1 : 0;
+	}
+	if (!pos) {
+		depth = (unsigned)(f + 0.5);
+		if (depth > len)
+			depth = len;
+		return dtc_buf_printf(out, "%s%s| %-9lld\n", spaces + depth,
+		    ats + len - depth, cnt) < 0 ? -1 : 0;
+	}
+	/* both signs: half bars either side of the axis */
+	len /= 2;
+	f = ((val < 0 ? -(long double)val : (long double)val) * len) / total;
+	depth = (unsigned)(f + 0.5);
+	if (depth > len)
+		depth = len;
+	if (val <= 0)
+		return dtc_buf_printf(out, "%s%s|%*s %-9lld\n",
+		    spaces + 20 + depth, ats + 20 + len - depth, (int)len, "",
+		    cnt) < 0 ? -1 : 0;
+	return dtc_buf_printf(out, "%20s|%s%s %-9lld\n", "",
+	    ats + 20 + len - depth, spaces + 20 + depth, cnt) < 0 ? -1 : 0;
+}
+
+static const char quanthdr[] = "------------- Distribution -------------";
+
+static void
+hist_rows_total(const struct histopt *ho, const uint8_t *d, int swap,
+    int first, int last, long double *total, int *pos, int *neg)
+{
+	int i;
+
+	*total = 0;
+	*pos = *neg = 0;
+	for (i = first; i <= last; i++) {
+		int64_t v = word(d, (uint32_t)i, swap);
+
+		*pos |= v > 0;
+		*neg |= v < 0;
+		qtotal(ho, v, total);
+	}
+}
+
+/* The displayed range: first non-zero - 1 .. last non-zero + 1. */
+static void
+hist_range(const uint8_t *d, int swap, int nb, int *first, int *last)
+{
+	int f = 0, l = nb - 1;
+
+	while (f < nb && word(d, (uint32_t)f, swap) == 0)
+		f++;
+	if (f == nb) {
+		*first = -1;
+		return;
+	}
+	if (f > 0)
+		f--;
+	while (l > 0 && word(d, (uint32_t)l, swap) == 0)
+		l--;
+	if (l < nb - 1)
+		l++;
+	*first = f;
+	*last = l;
+}
+
+static int64_t
+qbucketval(int i)
+{
+	if (i < QZERO)
+		return -(int64_t)((uint64_t)1 << (QZERO - 1 - i));
+	if (i == QZERO)
+		return 0;
+	return (int64_t)((uint64_t)1 << (i - QZERO - 1));
+}
+
+/* dt_print_quantize */
+static int
+hist_quantize(dtc_buf *out, const struct histopt *ho, const uint8_t *d,
+    uint32_t size, int swap, uint64_t normal, dtc_error *err)
+{
+	int first = 0, last = QNBUCKETS - 1, i, pos, neg;
+	long double total;
+
+	if (size != QNBUCKETS * 8 || d == NULL)
+		return mismatch(err);
+	/*
+	 * libdtrace stops its scan for the first non-zero bucket one short
+	 * of the end, so data in the last bucket alone reads as "no data"
+	 * and the rows around zero are printed.
+	 */
+	while (first < QNBUCKETS - 1 && word(d, (uint32_t)first, swap) == 0)
+		first++;
+	if (first == QNBUCKETS - 1) {
+		first = QZERO - 1;
+		last = QZERO + 1;
+	} else {
+		if (first > 0)
+			first--;
+		while (last > 0 && word(d, (uint32_t)last, swap) == 0)
+			last--;
+		if (last < QNBUCKETS - 1)
+			last++;
+	}
+	hist_rows_total(ho, d, swap, first, last, &total, &pos, &neg);
+	if (dtc_buf_printf(out, "\n%16s %41s %-9s\n", "value", quanthdr,
+	    "count") < 0)
+		return nomem(err);
+	for (i = first; i <= last; i++) {
+		if (dtc_buf_printf(out, "%16lld ", (long long)qbucketval(i)) < 0 ||
+		    quantline(out, ho, word(d, (uint32_t)i, swap), normal, total,
+		    pos, neg) != 0)
+			return nomem(err);
+	}
+	return DTC_OK;
+}
+
+/* The lquantize parameters packed in word 0. */
+static int
+lq_params(const uint8_t *d, uint32_t size, int swap, int32_t *base,
+    uint16_t *step, uint16_t *levels)
+{
+	uint64_t arg;
+
+	if (d == NULL || size < 8)
+		return -1;
+	arg = dtcp_ld64(d, swap);
+	*base = (int32_t)(uint32_t)(arg & 0xffffffffu);
+	*step = (uint16_t)(arg >> 48);
+	*levels = (uint16_t)(arg >> 32);
+	if (size - 8 != (uint32_t)(*levels + 2) * 8)
+		return -1;
+	return 0;
+}
+
+/* dt_print_lquantize */
+static int
+hist_lquantize(dtc_buf *out, const struct histopt *ho, const uint8_t *d,
+    uint32_t size, int swap, uint64_t normal, dtc_error *err)
+{
+	int32_t base;
+	uint16_t step, levels;
+	int first, last, i, pos, neg;
+	long double total;
+
+	if (lq_params(d, size, swap, &base, &step, &levels) != 0)
+		return mismatch(err);
+	d += 8;
+	hist_range(d, swap, levels + 2, &first, &last);
+	if (first < 0) {
+		first = 0;
+		last = 2 < levels + 1 ? 2 : levels + 1;
+	}
+	hist_rows_total(ho, d, swap, first, last, &total, &pos, &neg);
+	if (dtc_buf_printf(out, "\n%16s %41s %-9s\n", "value", quanthdr,
+	    "count") < 0)
+		return nomem(err);
+	for (i = first; i <= last; i++) {
+		char c[32];
+		int n;
+
+		/* int arithmetic as in libdtrace; wraps like it */
+		if (i == 0) {
+			snprintf(c, sizeof(c), "< %d", base);
+			n = dtc_buf_printf(out, "%16s ", c);
+		} else if (i == levels + 1) {
+			snprintf(c, sizeof(c), ">= %d", (int32_t)(uint32_t)
+			    ((int64_t)base + (int64_t)levels * step));
+			n = dtc_buf_printf(out, "%16s ", c);
+		} else {
+			n = dtc_buf_printf(out, "%16d ", (int32_t)(uint32_t)
+			    ((int64_t)base + (int64_t)(i - 1) * step));
+		}
+		if (n < 0 || quantline(out, ho, word(d, (uint32_t)i, swap),
+		    normal, total, pos, neg) != 0)
+			return nomem(err);
+	}
+	return DTC_OK;
+}
+
+/* The llquantize parameters packed in word 0, checked as libdtrace does. */
+static int
+llq_params(const uint8_t *d, uint32_t size, int swap, uint16_t *factor,
+    uint16_t *low, uint16_t *high, uint16_t *nsteps)
+{
+	uint64_t arg;
+
+	if (d == NULL || size < 8 || size % 8 != 0)
+		return -1;
+	arg = dtcp_ld64(d, swap);
+	*factor = (uint16_t)(arg >> 48);
+	*low = (uint16_t)(arg >> 32);
+	*high = (uint16_t)(arg >> 16);
+	*nsteps = (uint16_t)arg;
+	if (size - 8 > INT32_MAX || *factor < 2 || *low >= *high ||
+	    *nsteps == 0 || *factor > *nsteps)
+		return -1;
+	return 0;
+}
+
+/*
+ * Walks the llquantize labels: bucket 0 is "< factor^low", then each order
+ * from low to high in steps of factor^(order+1)/nsteps (at least 1), then
+ * the overflow bucket.  libdtrace assumes the steps land on each power of
+ * the factor; parameters for which they do not (or that overflow) would
+ * loop for ever there, and are refused here.
+ */
+struct llqwalk {
+	int64_t value, next, step;
+	int order, high;
+	int factor, nsteps;
+};
+
+static int
+llq_start(struct llqwalk *w, uint16_t factor, uint16_t low, uint16_t high,
+    uint16_t nsteps)
+{
+	int o;
+
+	w->value = 1;
+	for (o = 0; o < low; o++)
+		if (__builtin_mul_overflow(w->value, (int64_t)factor, &w->value))
+			return -1;
+	w->order = low;
+	w->high = high;
+	w->factor = factor;
+	w->nsteps = nsteps;
+	if (__builtin_mul_overflow(w->value, (int64_t)factor, &w->next))
+		return -1;
+	w->step = w->next > nsteps ? w->next / nsteps : 1;
+	return 0;
+}
+
+/* Advance past one bucket; -1 when the walk cannot go on. */
+static int
+llq_step(struct llqwalk *w)
+{
+	if (__builtin_add_overflow(w->value, w->step, &w->value) ||
+	    w->value > w->next)
+		return -1;
+	if (w->value != w->next)
+		return 0;
+	w->order++;
+	if (w->order > w->high)
+		return 0;
+	if (__builtin_mul_overflow(w->value, (int64_t)w->factor, &w->next))
+		return -1;
+	w->step = w->next > w->nsteps ? w->next / w->nsteps : 1;
+	return 0;
+}
+
+/* dt_print_llquantize */
+static int
+hist_llquantize(dtc_buf *out, const struct histopt *ho, const uint8_t *d,
+    uint32_t size, int swap, uint64_t normal, dtc_error *err)
+{
+	uint16_t factor, low, high, nsteps;
+	struct llqwalk w;
+	int levels, first, last, bin = 1, pos, neg;
+	long double total;
+	char c[32];
+
+	if (llq_params(d, size, swap, &factor, &low, &high, &nsteps) != 0 ||
+	    llq_start(&w, factor, low, high, nsteps) != 0)
+		return mismatch(err);
+	d += 8;
+	levels = (int)((size - 8) / 8);
+	if (levels == 0)
+		return mismatch(err);
+	hist_range(d, swap, levels, &first, &last);
+	if (first < 0) {
+		first = 0;
+		last = levels > 1 ? 1 : 0;
+	}
+	hist_rows_total(ho, d, swap, first, last, &total, &pos, &neg);
+	if (dtc_buf_printf(out, "\n%16s %41s %-9s\n", "value", quanthdr,
+	    "count") < 0)
+		return nomem(err);
+	if (first == 0) {
+		snprintf(c, sizeof(c), "< %lld", (long long)w.value);
+		if (dtc_buf_printf(out, "%16s ", c) < 0 ||
+		    quantline(out, ho, word(d, 0, swap), normal, total, pos,
+		    neg) != 0)
+			return nomem(err);
+	}
+	while (w.order <= w.high) {
+		if (bin >= first && bin <= last) {
+			if (dtc_buf_printf(out, "%16lld ",
+			    (long long)w.value) < 0 ||
+			    quantline(out, ho, word(d, (uint32_t)bin, swap),
+			    normal, total, pos, neg) != 0)
+				return nomem(err);
+		}
+		bin++;
+		if (llq_step(&w) != 0)
+			return mismatch(err);
+	}
+	if (last < bin)
+		return DTC_OK;
+	snprintf(c, sizeof(c), ">= %lld", (long long)w.value);
+	if (dtc_buf_printf(out, "%16s ", c) < 0 ||
+	    quantline(out, ho, word(d, (uint32_t)bin, swap), normal, total,
+	    pos, neg) != 0)
+		return nomem(err);
+	return DTC_OK;
+}
+
+static int
+hist_render(const dtc_reader *r, uint16_t func, const uint8_t *d,
+    uint32_t size, int swap, uint64_t normal, dtc_buf *out, dtc_error *err)
+{
+	struct histopt ho;
+
+	hist_opts(r, &ho);
+	switch (func) {
+	case DTC_AGG_QUANTIZE:
+		return hist_quantize(out, &ho, d, size, swap, normal, err);
+	case DTC_AGG_LQUANTIZE:
+		return hist_lquantize(out, &ho, d, size, swap, normal, err);
+	case DTC_AGG_LLQUANTIZE:
+		return hist_llquantize(out, &ho, d, size, swap, normal, err);
+	}
+	return mismatch(err);
+}
+
+int
+dtc_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out)
+{
+	if (v == NULL || out == NULL)
+		return DTC_FAILED;
+	return hist_render(r, v->func, v->data, v->size,
+	    r != NULL ? dtcp_reader_swap(r) : 0, v->normal, out, NULL);
+}
+
+/*
+ * The reader-less helpers below take the words in host order (there is no
+ * reader to say whether the capture's order differs).
+ */
+int64_t
+dtc_aggval_scalar(const dtc_aggval *v)
+{
+	uint64_t w[4];
+
+	if (v == NULL)
+		return 0;
+	switch (v->func) {
+	case DTC_AGG_COUNT:
+	case DTC_AGG_SUM:
+	case DTC_AGG_MIN:
+	case DTC_AGG_MAX:
+		/* (long long)v / normal: normal is unsigned, so is the
+		 * division */
+		if (load_words(v->data, v->size, 0, w, 1) != 0)
+			return 0;
+		return (int64_t)udiv64(w[0], v->normal);
+	case DTC_AGG_AVG:
+		if (load_words(v->data, v->size, 0, w, 2) != 0 || w[0] == 0)
+			return 0;
+		return sdiv64(sdiv64((int64_t)w[1], (int64_t)v->normal),
+		    (int64_t)w[0]);
+	case DTC_AGG_STDDEV:
+		if (load_words(v->data, v->size, 0, w, 4) != 0)
+			return 0;
+		return (int64_t)stddev_words(w, v->normal);
+	}
+	return 0;
+}
+
+uint64_t
+dtc_aggval_stddev(const dtc_aggval *v)
+{
+	uint64_t w[4];
+
+	if (v == NULL || v->func != DTC_AGG_STDDEV ||
+	    load_words(v->data, v->size, 0, w, 4) != 0)
+		return 0;
+	return stddev_words(w, v->normal);
+}
+
+uint64_t
+dtc_aggval_avg_unsigned(const dtc_aggval *v)
+{
+	uint64_t w[2];
+
+	if (v == NULL || v->func != DTC_AGG_AVG ||
+	    load_words(v->data, v->size, 0, w, 2) != 0 || w[0] == 0)
+		return 0;
+	return udiv64(udiv64(w[1], v->normal), w[0]);
+}
+
+uint32_t
+dtc_aggval_nbuckets(const dtc_aggval *v)
+{
+	int32_t base;
+	uint16_t a, b, c, e;
+
+	if (v == NULL || v->data == NULL)
+		return 0;
+	switch (v->func) {
+	case DTC_AGG_QUANTIZE:
+		return v->size == QNBUCKETS * 8 ? QNBUCKETS : 0;
+	case DTC_AGG_LQUANTIZE:
+		if (lq_params(v->data, v->size, 0, &base, &a, &b) != 0)
+			return 0;
+		return (uint32_t)b + 2;
+	case DTC_AGG_LLQUANTIZE:
+		if (llq_params(v->data, v->size, 0, &a, &b, &c, &e) != 0)
+			return 0;
+		return (v->size - 8) / 8;
+	}
+	return 0;
+}
+
+int
+dtc_aggval_bucket(const dtc_aggval *v, uint32_t i, dtc_bucket *b)
+{
+	uint32_t n = dtc_aggval_nbuckets(v);
+
+	if (b == NULL || i >= n)
+		return DTC_FAILED;
+	memset(b, 0, sizeof(*b));
+	b->has_min = b->has_max = 1;
+	switch (v->func) {
+	case DTC_AGG_QUANTIZE:
+		b->count = word(v->data, i, 0);
+		if (i < QZERO) {
+			/* value -2^k holds -2^(k+1) < x <= -2^k; the lowest
+			 * bucket also takes INT64_MIN */
+			int k = QZERO - 1 - (int)i;
+
+			b->max = -(int64_t)((uint64_t)1 << k);
+			b->min = i == 0 ? INT64_MIN :
+			    -(int64_t)((uint64_t)1 << (k + 1)) + 1;
+		} else if (i == QZERO) {
+			b->min = b->max = 0;
+		} else {
+			int k = (int)i - QZERO - 1;
+
+			b->min = (int64_t)((uint64_t)1 << k);
+			b->max = i == QNBUCKETS - 1 ? INT64_MAX :
+			    (int64_t)((uint64_t)1 << (k + 1)) - 1;
+		}
+		return DTC_OK;
+	case DTC_AGG_LQUANTIZE: {
+		int32_t base;
+		uint16_t step, levels;
+
+		lq_params(v->data, v->size, 0, &base, &step, &levels);
+		b->count = word(v->data, i + 1, 0);
+		if (i == 0) {
+			b->has_min = 0;
+			b->max = (int64_t)base - 1;
+		} else if (i == (uint32_t)levels + 1) {
+			b->min = (int64_t)base + (int64_t)levels * step;
+			b->has_max = 0;
+		} else {
+			b->min = (int64_t)base + (int64_t)(i - 1) * step;
+			b->max = b->min + step - 1;
+		}
+		return DTC_OK;
+	}
+	case DTC_AGG_LLQUANTIZE: {
+		uint16_t factor, low, high, nsteps;
+		struct llqwalk w;
+		uint32_t bin = 1;
+
+		llq_params(v->data, v->size, 0, &factor, &low, &high, &nsteps);
+		if (llq_start(&w, factor, low, high, nsteps) != 0)
+			return DTC_FAILED;
+		b->count = word(v->data, i + 1, 0);
+		if (i == 0) {
+			b->has_min = 0;
+			b->max = w.value - 1;
+			return DTC_OK;
+		}
+		while (w.order <= w.high) {
+			if (bin == i) {
+				b->min = w.value;
+				b->max = w.value + w.step - 1;
+				return DTC_OK;
+			}
+			bin++;
+			if (llq_step(&w) != 0)
+				return DTC_FAILED;
+		}
+		if (bin != i)
+			return DTC_FAILED;
+		b->min = w.value;
+		b->has_max = 0;
+		return DTC_OK;
+	}
+	}
+	return DTC_FAILED;
+}
+
+/* ------------------------------------------------------------------ */
+/* dt_printf_format                                                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The printer dt_printf_format uses: the conversion's, unless the record
+ * is an avg/stddev/histogram value or a mod()/umod() record (illumos has
+ * no llquantize override; its %@ of an llquantize then fails on size).
+ */
+static int
+choose_printer(const struct pfpiece *p, const struct pfarg *a, int illumos)
+{
+	if (a->av != NULL) {
+		switch (a->av->func) {
+		case DTC_AGG_AVG: return PR_AVG;
+		case DTC_AGG_STDDEV: return PR_STDDEV;
+		case DTC_AGG_QUANTIZE: return PR_QUANT;
+		case DTC_AGG_LQUANTIZE: return PR_LQUANT;
+		case DTC_AGG_LLQUANTIZE:
+			if (!illumos)
+				return PR_LLQUANT;
+			break;
+		}
+	} else if (a->v != NULL) {
+		if (a->v->kind == DTC_V_MOD || a->v->action == DTC_ACT_MOD)
+			return PR_MOD;
+		if (a->v->kind == DTC_V_UMOD || a->v->action == DTC_ACT_UMOD)
+			return PR_UMOD;
+	}
+	return p->print;
+}
+
+static int
+print_one(const dtc_reader *r, const dtc_format *f, const struct pfpiece *p,
+    const struct pfspec *sp, int dynwidth, const struct pfarg *a,
+    dtc_buf *out, dtc_error *err)
+{
+	uint64_t w[4];
+
+	switch (choose_printer(p, a, f->illumos)) {
+	case PR_SINT:
+		return pr_int(p, sp, a, 1, out, err);
+	case PR_UINT:
+	case PR_DINT:
+		return pr_int(p, sp, a, 0, out, err);
+	case PR_FP:
+		return pr_fp(p, sp, a, out, err);
+	case PR_ADDR:
+		return pr_addr(r, sp, a, out, err);
+	case PR_UADDR:
+		return pr_uaddr(r, sp, a, out, err);
+	case PR_STACK:
+		return pr_stack(r, p, sp, dynwidth, a, f->illumos, out, err);
+	case PR_TIME:
+		return pr_time(sp, a, 0, out, err);
+	case PR_TIME822:
+		return pr_time(sp, a, 1, out, err);
+	case PR_PORT:
+		return pr_port(sp, a, out, err);
+	case PR_INET:
+	case PR_CSTR:
+		return pr_cstr(sp, a, out, err);
+	case PR_WSTR:
+		return pr_wstr(sp, a, out, err);
+	case PR_ESTR:
+		return pr_estr(sp, a, out, err);
+	case PR_ECHR:
+		return pr_echr(sp, a, out, err);
+	case PR_MOD:
+		return pr_mod(r, sp, a, 0, out, err);
+	case PR_UMOD:
+		return pr_mod(r, sp, a, 1, out, err);
+	case PR_AVG:
+		/* pfprint_average: unsigned sum / normal / count */
+		if (a->size != 16 || load_words(a->data, a->size, a->swap, w,
+		    2) != 0)
+			return mismatch(err);
+		return emit_int(out, p, sp, w[0] ?
+		    udiv64(udiv64(w[1], a->normal), w[0]) : 0, 8, err);
+	case PR_STDDEV:
+		if (a->size != 32 || load_words(a->data, a->size, a->swap, w,
+		    4) != 0)
+			return mismatch(err);
+		return emit_int(out, p, sp, stddev_words(w, a->normal), 8, err);
+	case PR_QUANT:
+		return hist_render(r, DTC_AGG_QUANTIZE, a->data, a->size,
+		    a->swap, a->normal, out, err);
+	case PR_LQUANT:
+		return hist_render(r, DTC_AGG_LQUANTIZE, a->data, a->size,
+		    a->swap, a->normal, out, err);
+	case PR_LLQUANT:
+		return hist_render(r, DTC_AGG_LLQUANTIZE, a->data, a->size,
+		    a->swap, a->normal, out, err);
+	}
+	return mismatch(err);
+}
+
+/*
+ * dt_printf_format: args are the records in order (printf arguments, or
+ * printa keys); vals the aggregation values for %@ (printa only).  Text
+ * written before an error stays in out, as it stays on dtrace's stdout.
+ */
+static int
+render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
+    uint32_t nargs, const dtc_aggval *vals, uint32_t nvals, dtc_buf *out,
+    dtc_error *err)
+{
+	uint32_t i, rec = 0, curagg = 0;
+
+	for (i = 0; i < f->npieces; i++) {
+		const struct pfpiece *p = &f->pieces[i];
+		struct pfspec sp;
+		struct pfarg a;
+		int width = p->width, prec = p->prec, dynwidth = 0, rv;
+
+		if (append(out, f->str + p->prefix, p->preflen) != 0)
+			return nomem(err);
+		if (p->print == PR_NONE)
+			continue;
+		if (p->print == PR_PCT) {
+			if (append(out, "%", 1) != 0)
+				return nomem(err);
+			continue;
+		}
+		if (p->flags & PF_DYNWIDTH) {
+			if (rec >= nargs)
+				return mismatch(err);
+			if ((rv = arg_getint(&args[rec++], &width, err)) != 0)
+				return rv;
+			dynwidth = width;
+		}
+		if (p->flags & PF_DYNPREC) {
+			if (rec >= nargs)
+				return mismatch(err);
+			if ((rv = arg_getint(&args[rec++], &prec, err)) != 0)
+				return rv;
+		}
+		if (p->flags & PF_AGG) {
+			/* the k-th %@ takes the k-th aggregation, and the
+			 * last one again past the end */
+			if (vals == NULL || nvals == 0)
+				return mismatch(err);
+			arg_from_aggval(&a, r, &vals[curagg]);
+			if (curagg < nvals - 1)
+				curagg++;
+		} else {
+			if (rec >= nargs)
+				return mismatch(err);
+			arg_from_value(&a, &args[rec++]);
+		}
+
+		sp.flags = p->flags;
+		sp.left = width < 0 || (p->flags & PF_LEFT);
+		sp.width = width < 0 ? -width : width;
+		if (sp.width > PF_MAXWIDTH)
+			sp.width = PF_MAXWIDTH;
+		sp.prec = prec > 0 ? (prec > PF_MAXWIDTH ? PF_MAXWIDTH : prec) : 0;
+
+		if ((rv = print_one(r, f, p, &sp, dynwidth, &a, out, err)) != 0)
+			return rv;
+	}
+	return DTC_OK;
+}
+
+int
+dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
+    dtc_error *err)
+{
+	if (v == NULL || out == NULL || v->fmt == NULL) {
+		dtcp_error_set(err, DTC_E_BADFORMAT, NULL, -1, -1, -1,
+		    "printf record without a format");
+		return DTC_FAILED;
+	}
+	return render(r, v->fmt, v->args, v->nargs, NULL, 0, out, err);
+}
+
+int
+dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
+    const dtc_aggrow *row, dtc_buf *out, dtc_error *err)
+{
+	const dtc_aggvar *var;
+
+	if (ap == NULL || row == NULL || out == NULL || ap->fmt == NULL) {
+		dtcp_error_set(err, DTC_E_BADFORMAT, NULL, -1, -1, -1,
+		    "printa row without a format");
+		return DTC_FAILED;
+	}
+	var = row->var != NULL ? row->var : (ap->nvars > 0 ? &ap->vars[0] :
+	    NULL);
+	return render(r, ap->fmt, row->keys, var != NULL ? var->nkeys : 0,
+	    row->vals, ap->nvars, out, err);
+}

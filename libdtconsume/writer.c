@@ -1,2 +1,733 @@
-/* writer.c: not written yet */
+/*
+ * writer.c - dtc_writer: writes a .dtsnap capture (see dtsnap(5)).
+ *
+ * Each item is encoded with libcbor's cbor_encode_* into one reusable
+ * buffer and written with a single fwrite, except the byte strings of
+ * buffer snapshots and the symbol table, which go straight to the stream
+ * so that a large buffer is never copied.  Every map has a definite
+ * length and "t" as its first key: a capture then starts with the same
+ * few bytes, which file(1)-style sniffing can rely on.
+ *
+ * Errors: misuse (a NULL description, a call out of order) gives
+ * DTC_FAILED and writes nothing; a failed write or allocation gives
+ * DTC_FATAL and every later call fails the same way, because the stream
+ * may now end inside an item.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <cbor.h>
+
 #include "dtc_private.h"
+
+/* The container format version written (see dtsnap(5)). */
+#ifndef DTCP_FORMAT_MAJOR
+#define DTCP_FORMAT_MAJOR 1
+#define DTCP_FORMAT_MINOR 0
+#endif
+
+/* byte strings up to this size are copied into the item buffer */
+#define INLINE_BYTES 4096
+/* the symbol table is written out whenever this much is encoded */
+#define FLUSH_AT     (64 * 1024)
+
+struct wopt {
+	char *name;
+	char *sval;          /* NULL: ival */
+	int64_t ival;
+};
+
+struct dtc_writer {
+	FILE *out;
+	uint8_t *enc;        /* the item being encoded */
+	size_t len, cap;
+	long long nitems;    /* items written: the index of the next one */
+	uint64_t off;        /* bytes written: the offset of the next one */
+	bool dead;
+	dtc_error fatal;     /* why it died, repeated by every later call */
+	bool nomem;          /* the item buffer could not grow */
+	struct wopt *opts;   /* options waiting for their one options item */
+	size_t nopts, optcap;
+	bool in_ksyms;
+	size_t ksyms_want, ksyms_have;
+};
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+die(dtc_writer *w, dtc_error *err, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int
+die(dtc_writer *w, dtc_error *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!w->dead) {
+		w->dead = true;
+		dtc_error_clear(&w->fatal);
+		va_start(ap, fmt);
+		dtcp_error_vset(&w->fatal, code, NULL, w->nitems,
+		    (long long)w->off, -1, fmt, ap);
+		va_end(ap);
+	}
+	if (err != NULL && err->code == DTC_E_NONE)
+		*err = w->fatal;
+	return DTC_FATAL;
+}
+
+static int
+misuse(dtc_writer *w, dtc_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+misuse(dtc_writer *w, dtc_error *err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	dtcp_error_vset(err, DTC_E_BADVALUE, NULL, w != NULL ? w->nitems : -1,
+	    -1, -1, fmt, ap);
+	va_end(ap);
+	return DTC_FAILED;
+}
+
+/* ------------------------------------------------------------------ */
+/* Encoding (libcbor) and output                                       */
+/* ------------------------------------------------------------------ */
+
+static bool
+reserve(dtc_writer *w, size_t n)
+{
+	size_t cap;
+	uint8_t *p;
+
+	if (w->nomem)
+		return false;
+	if (w->cap - w->len >= n)
+		return true;
+	for (cap = w->cap ? w->cap : 1024; cap - w->len < n; cap *= 2)
+		;
+	if ((p = realloc(w->enc, cap)) == NULL) {
+		w->nomem = true;
+		return false;
+	}
+	w->enc = p;
+	w->cap = cap;
+	return true;
+}
+
+/* Every cbor_encode_* head fits in 9 bytes. */
+#define HEAD 9
+
+static void
+e_uint(dtc_writer *w, uint64_t v)
+{
+	if (reserve(w, HEAD))
+		w->len += cbor_encode_uint(v, w->enc + w->len, w->cap - w->len);
+}
+
+static void
+e_int(dtc_writer *w, int64_t v)
+{
+	if (v >= 0) {
+		e_uint(w, (uint64_t)v);
+		return;
+	}
+	/* CBOR stores -1 - v, which fits in 64 bits even for INT64_MIN */
+	if (reserve(w, HEAD))
+		w->len += cbor_encode_negint((uint64_t)(-1 - v),
+		    w->enc + w->len, w->cap - w->len);
+}
+
+static void
+e_text(dtc_writer *w, const char *s)
+{
+	size_t l;
+
+	if (s == NULL)
+		s = "";
+	l = strlen(s);
+	if (!reserve(w, HEAD + l))
+		return;
+	w->len += cbor_encode_string_start(l, w->enc + w->len, w->cap - w->len);
+	memcpy(w->enc + w->len, s, l);
+	w->len += l;
+}
+
+static void
+e_map(dtc_writer *w, size_t n)
+{
+	if (reserve(w, HEAD))
+		w->len += cbor_encode_map_start(n, w->enc + w->len,
+		    w->cap - w->len);
+}
+
+static void
+e_array(dtc_writer *w, size_t n)
+{
+	if (reserve(w, HEAD))
+		w->len += cbor_encode_array_start(n, w->enc + w->len,
+		    w->cap - w->len);
+}
+
+static void
+put(dtc_writer *w, const void *p, size_t n, dtc_error *err)
+{
+	if (w->dead || n == 0)
+		return;
+	if (fwrite(p, 1, n, w->out) != n || ferror(w->out)) {
+		die(w, err, DTC_E_IO, "write failed at byte %llu: %s",
+		    (unsigned long long)w->off, strerror(errno));
+		return;
+	}
+	w->off += n;
+}
+
+/* Write what is encoded so far. */
+static int
+flush(dtc_writer *w, dtc_error *err)
+{
+	if (w->nomem) {
+		w->nomem = false;
+		w->len = 0;
+		return die(w, err, DTC_E_NOMEM, "out of memory encoding item");
+	}
+	put(w, w->enc, w->len, err);
+	w->len = 0;
+	return w->dead ? DTC_FATAL : DTC_OK;
+}
+
+static void
+e_bytes(dtc_writer *w, const void *p, size_t n, dtc_error *err)
+{
+	if (!reserve(w, HEAD))
+		return;
+	w->len += cbor_encode_bytestring_start(n, w->enc + w->len,
+	    w->cap - w->len);
+	if (n <= INLINE_BYTES) {
+		if (reserve(w, n)) {
+			memcpy(w->enc + w->len, p, n);
+			w->len += n;
+		}
+		return;
+	}
+	if (flush(w, err) == DTC_OK)
+		put(w, p, n, err);
+}
+
+static void
+e_key_uint(dtc_writer *w, const char *k, uint64_t v)
+{
+	e_text(w, k);
+	e_uint(w, v);
+}
+
+static void
+e_key_int(dtc_writer *w, const char *k, int64_t v)
+{
+	e_text(w, k);
+	e_int(w, v);
+}
+
+static void
+e_key_text(dtc_writer *w, const char *k, const char *v)
+{
+	e_text(w, k);
+	e_text(w, v);
+}
+
+/* ------------------------------------------------------------------ */
+/* Items                                                               */
+/* ------------------------------------------------------------------ */
+
+static int write_options(dtc_writer *w, dtc_error *err);
+
+/*
+ * Start an item of nkeys keys besides "t".  Options waiting to be
+ * written go first, as one item, since they were set before this one.
+ */
+static int
+begin(dtc_writer *w, const char *kind, size_t nkeys, dtc_error *err)
+{
+	if (w == NULL)
+		return misuse(w, err, "no writer");
+	if (w->dead)
+		return die(w, err, w->fatal.code, NULL);
+	if (w->in_ksyms)
+		return misuse(w, err, "%s item while the ksyms item is open "
+		    "(%zu of %zu symbols written)", kind, w->ksyms_have,
+		    w->ksyms_want);
+	if (w->nopts > 0 && strcmp(kind, "options") != 0 &&
+	    write_options(w, err) != DTC_OK)
+		return DTC_FATAL;
+	w->len = 0;
+	e_map(w, nkeys + 1);
+	e_key_text(w, "t", kind);
+	return DTC_OK;
+}
+
+static int
+finish(dtc_writer *w, dtc_error *err)
+{
+	if (flush(w, err) != DTC_OK)
+		return DTC_FATAL;
+	w->nitems++;
+	return DTC_OK;
+}
+
+static void
+free_options(dtc_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nopts; i++) {
+		free(w->opts[i].name);
+		free(w->opts[i].sval);
+	}
+	w->nopts = 0;
+}
+
+static int
+write_options(dtc_writer *w, dtc_error *err)
+{
+	size_t i;
+	int rc;
+
+	if (begin(w, "options", 1, err) != DTC_OK)
+		return DTC_FATAL;
+	e_text(w, "options");
+	e_map(w, w->nopts);
+	for (i = 0; i < w->nopts; i++) {
+		e_text(w, w->opts[i].name);
+		if (w->opts[i].sval != NULL)
+			e_text(w, w->opts[i].sval);
+		else
+			e_int(w, w->opts[i].ival);
+	}
+	rc = finish(w, err);
+	free_options(w);
+	return rc;
+}
+
+static void
+e_recs(dtc_writer *w, uint32_t nrecs, const dtc_recdesc *recs)
+{
+	uint32_t i;
+
+	e_text(w, "recs");
+	e_array(w, nrecs);
+	for (i = 0; i < nrecs; i++) {
+		const dtc_recdesc *r = &recs[i];
+
+		e_map(w, 7);
+		e_key_uint(w, "action", r->action);
+		e_key_uint(w, "size", r->size);
+		e_key_uint(w, "offset", r->offset);
+		e_key_uint(w, "alignment", r->alignment);
+		e_key_uint(w, "format", r->format);
+		e_key_uint(w, "arg", r->arg);
+		e_key_uint(w, "uarg", r->uarg);
+	}
+}
+
+/* ILLUMOS: DIF_SUBR_MAX + 1 is 49 there and 55 on current FreeBSD. */
+static uint32_t
+default_act_base(const char *os)
+{
+	if (os != NULL && (strcasecmp(os, "illumos") == 0 ||
+	    strcasecmp(os, "solaris") == 0 || strcasecmp(os, "sunos") == 0))
+		return 49;
+	return 55;
+}
+
+dtc_writer *
+dtc_writer_new(FILE *out, const dtc_writer_header *h, dtc_error *err)
+{
+	dtc_writer *w;
+	char producer[64];
+
+	if (out == NULL || h == NULL) {
+		misuse(NULL, err, "dtc_writer_new needs an output stream and "
+		    "a header");
+		return NULL;
+	}
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1,
+		    "out of memory");
+		return NULL;
+	}
+	w->out = out;
+	snprintf(producer, sizeof(producer), "libdtconsume %s",
+	    dtc_version_string());
+	begin(w, "dtsnap", 9, err);
+	e_text(w, "version");
+	e_array(w, 2);
+	e_uint(w, DTCP_FORMAT_MAJOR);
+	e_uint(w, DTCP_FORMAT_MINOR);
+	e_key_text(w, "byteorder", h->big_endian ? "big" : "little");
+	e_key_text(w, "model", h->ilp32 ? "ILP32" : "LP64");
+	e_key_text(w, "os", h->os);
+	e_key_text(w, "release", h->release);
+	e_key_text(w, "host", h->host);
+	e_key_uint(w, "ncpu", h->ncpu);
+	e_key_uint(w, "dt_act_base", h->dt_act_base != 0 ? h->dt_act_base :
+	    default_act_base(h->os));
+	e_key_text(w, "producer", h->producer != NULL ? h->producer :
+	    producer);
+	if (finish(w, err) != DTC_OK) {
+		dtc_writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int
+dtc_writer_add_probe(dtc_writer *w, const dtc_probedesc *p, dtc_error *err)
+{
+	int rc;
+
+	if (p == NULL)
+		return misuse(w, err, "no probe description");
+	if ((rc = begin(w, "probe", 5, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "id", p->id);
+	e_key_text(w, "provider", p->provider);
+	e_key_text(w, "module", p->module);
+	e_key_text(w, "function", p->function);
+	e_key_text(w, "name", p->name);
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_eprobe(dtc_writer *w, const dtc_eprobedesc *ep,
+    dtc_error *err)
+{
+	int rc;
+
+	if (ep == NULL || (ep->nrecs > 0 && ep->recs == NULL))
+		return misuse(w, err, "no enabled probe description");
+	if ((rc = begin(w, "eprobe", 5, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "epid", ep->epid);
+	e_key_uint(w, "probe", ep->probeid);
+	e_key_uint(w, "uarg", ep->uarg);
+	e_key_uint(w, "size", ep->size);
+	e_recs(w, ep->nrecs, ep->recs);
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_agg(dtc_writer *w, const dtc_aggdesc *ad, dtc_error *err)
+{
+	int rc;
+
+	if (ad == NULL || (ad->nrecs > 0 && ad->recs == NULL))
+		return misuse(w, err, "no aggregation description");
+	if ((rc = begin(w, "agg", 7, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "id", ad->id);
+	e_key_uint(w, "epid", ad->epid);
+	e_key_int(w, "varid", ad->varid);
+	e_key_text(w, "name", ad->name);
+	e_key_uint(w, "size", ad->size);
+	e_key_uint(w, "flags", ad->flags);
+	e_recs(w, ad->nrecs, ad->recs);
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_format(dtc_writer *w, uint32_t id, const char *s,
+    dtc_error *err)
+{
+	int rc;
+
+	if (s == NULL)
+		return misuse(w, err, "no string for format %u", id);
+	if ((rc = begin(w, "format", 2, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "id", id);
+	e_key_text(w, "string", s);
+	return finish(w, err);
+}
+
+/*
+ * Options are kept until another kind of item (or the end) comes, so
+ * that options set together make one item.  A name set twice in one run
+ * keeps its last value, as setting options in turn would.
+ */
+int
+dtc_writer_add_option(dtc_writer *w, const char *name, const char *value,
+    int64_t ival, dtc_error *err)
+{
+	struct wopt *o = NULL;
+	char *sval = NULL;
+	size_t i;
+
+	if (w == NULL || name == NULL || name[0] == '\0')
+		return misuse(w, err, "option without a name");
+	if (w->dead)
+		return die(w, err, w->fatal.code, NULL);
+	if (w->in_ksyms)
+		return misuse(w, err, "option '%s' while the ksyms item is "
+		    "open", name);
+	if (value != NULL && (sval = strdup(value)) == NULL)
+		return die(w, err, DTC_E_NOMEM, "out of memory");
+	for (i = 0; i < w->nopts; i++)
+		if (strcmp(w->opts[i].name, name) == 0)
+			o = &w->opts[i];
+	if (o == NULL) {
+		if (w->nopts == w->optcap) {
+			size_t ncap = w->optcap ? w->optcap * 2 : 16;
+			struct wopt *no = realloc(w->opts, ncap * sizeof(*no));
+
+			if (no == NULL) {
+				free(sval);
+				return die(w, err, DTC_E_NOMEM, "out of memory");
+			}
+			w->opts = no;
+			w->optcap = ncap;
+		}
+		o = &w->opts[w->nopts];
+		if ((o->name = strdup(name)) == NULL) {
+			free(sval);
+			return die(w, err, DTC_E_NOMEM, "out of memory");
+		}
+		o->sval = NULL;
+		w->nopts++;
+	}
+	free(o->sval);
+	o->sval = sval;
+	o->ival = ival;
+	return DTC_OK;
+}
+
+int
+dtc_writer_add_clock(dtc_writer *w, uint64_t hrtime, uint64_t walltime,
+    dtc_error *err)
+{
+	int rc;
+
+	if ((rc = begin(w, "clock", 2, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "hrtime", hrtime);
+	e_key_uint(w, "walltime", walltime);
+	return finish(w, err);
+}
+
+/*
+ * The symbol table can hold hundreds of thousands of entries: it is
+ * streamed, so the caller never builds it in memory.  The count comes
+ * first because CBOR arrays here have a definite length.
+ */
+int
+dtc_writer_ksyms_begin(dtc_writer *w, size_t nsyms, dtc_error *err)
+{
+	int rc;
+
+	if ((rc = begin(w, "ksyms", 1, err)) != DTC_OK)
+		return rc;
+	e_text(w, "symbols");
+	e_array(w, nsyms);
+	if (flush(w, err) != DTC_OK)
+		return DTC_FATAL;
+	w->in_ksyms = true;
+	w->ksyms_want = nsyms;
+	w->ksyms_have = 0;
+	return DTC_OK;
+}
+
+int
+dtc_writer_ksym(dtc_writer *w, uint64_t addr, uint64_t size,
+    const char *module, const char *name, dtc_error *err)
+{
+	if (w == NULL || !w->in_ksyms)
+		return misuse(w, err, "kernel symbol outside "
+		    "dtc_writer_ksyms_begin/_end");
+	if (w->dead)
+		return die(w, err, w->fatal.code, NULL);
+	if (w->ksyms_have == w->ksyms_want)
+		return misuse(w, err, "more kernel symbols than the %zu "
+		    "announced", w->ksyms_want);
+	e_array(w, 4);
+	e_uint(w, addr);
+	e_uint(w, size);
+	e_text(w, module);
+	e_text(w, name);
+	w->ksyms_have++;
+	if ((w->len >= FLUSH_AT || w->nomem) && flush(w, err) != DTC_OK)
+		return DTC_FATAL;
+	return DTC_OK;
+}
+
+int
+dtc_writer_ksyms_end(dtc_writer *w, dtc_error *err)
+{
+	if (w == NULL || !w->in_ksyms)
+		return misuse(w, err, "dtc_writer_ksyms_end without "
+		    "dtc_writer_ksyms_begin");
+	if (w->dead)
+		return die(w, err, w->fatal.code, NULL);
+	w->in_ksyms = false;
+	/* the array length is already written: the stream cannot be mended */
+	if (w->ksyms_have != w->ksyms_want)
+		return die(w, err, DTC_E_BADVALUE, "ksyms item ended after %zu "
+		    "of the %zu symbols announced", w->ksyms_have,
+		    w->ksyms_want);
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_proc(dtc_writer *w, uint64_t pid, const char *execname,
+    size_t nmaps, const dtc_writer_map *maps, dtc_error *err)
+{
+	size_t i, j;
+	int rc;
+
+	if (nmaps > 0 && maps == NULL)
+		return misuse(w, err, "no mappings for process %llu",
+		    (unsigned long long)pid);
+	for (i = 0; i < nmaps; i++)
+		if (maps[i].nsyms > 0 && maps[i].syms == NULL)
+			return misuse(w, err, "no symbols for mapping %zu of "
+			    "process %llu", i, (unsigned long long)pid);
+	if ((rc = begin(w, "proc", 3, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "pid", pid);
+	e_key_text(w, "execname", execname);
+	e_text(w, "maps");
+	e_array(w, nmaps);
+	for (i = 0; i < nmaps; i++) {
+		const dtc_writer_map *m = &maps[i];
+
+		e_map(w, 4);
+		e_key_uint(w, "start", m->start);
+		e_key_uint(w, "end", m->end);
+		e_key_text(w, "path", m->path);
+		e_text(w, "symbols");
+		e_array(w, m->nsyms);
+		for (j = 0; j < m->nsyms; j++) {
+			e_array(w, 3);
+			e_uint(w, m->syms[j].addr);
+			e_uint(w, m->syms[j].size);
+			e_text(w, m->syms[j].name);
+		}
+	}
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_status(dtc_writer *w, const dtc_writer_status *st,
+    dtc_error *err)
+{
+	int rc;
+
+	if (st == NULL)
+		return misuse(w, err, "no status");
+	if ((rc = begin(w, "status", 14, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "pass", st->pass);
+	e_key_int(w, "began_on", st->began_on);
+	e_key_int(w, "ended_on", st->ended_on);
+	e_key_int(w, "exiting", st->exiting);
+	e_key_int(w, "exit_status", st->exit_status);
+	e_key_uint(w, "dynamic", st->dynamic);
+	e_key_uint(w, "dynrinse", st->dynrinse);
+	e_key_uint(w, "dyndirty", st->dyndirty);
+	e_key_uint(w, "spec", st->spec);
+	e_key_uint(w, "specbusy", st->specbusy);
+	e_key_uint(w, "specunavail", st->specunavail);
+	e_key_uint(w, "stkstroverflow", st->stkstroverflow);
+	e_key_uint(w, "dblerrors", st->dblerrors);
+	e_key_uint(w, "errors", st->errors);
+	return finish(w, err);
+}
+
+static int
+check_buf(dtc_writer *w, const dtc_writer_buf *b, const char *what,
+    dtc_error *err)
+{
+	if (b == NULL || (b->size > 0 && b->data == NULL))
+		return misuse(w, err, "no data for the %s item", what);
+	if (b->cpu < 0)
+		return misuse(w, err, "%s item for cpu %d", what, b->cpu);
+	return DTC_OK;
+}
+
+int
+dtc_writer_add_aggbuf(dtc_writer *w, const dtc_writer_buf *b,
+    dtc_error *err)
+{
+	int rc;
+
+	if ((rc = check_buf(w, b, "aggbuf", err)) != DTC_OK ||
+	    (rc = begin(w, "aggbuf", 4, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "pass", b->pass);
+	e_key_int(w, "cpu", b->cpu);
+	e_text(w, "data");
+	e_bytes(w, b->data, b->size, err);
+	e_key_uint(w, "drops", b->drops);
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_buf(dtc_writer *w, const dtc_writer_buf *b, dtc_error *err)
+{
+	int rc;
+
+	if ((rc = check_buf(w, b, "buf", err)) != DTC_OK ||
+	    (rc = begin(w, "buf", 7, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "pass", b->pass);
+	e_key_int(w, "cpu", b->cpu);
+	e_text(w, "data");
+	e_bytes(w, b->data, b->size, err);
+	e_key_uint(w, "drops", b->drops);
+	e_key_uint(w, "errors", b->errors);
+	e_key_uint(w, "oldest", b->oldest);
+	e_key_uint(w, "timestamp", b->timestamp);
+	return finish(w, err);
+}
+
+int
+dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err)
+{
+	int rc;
+
+	if (w == NULL)
+		return misuse(w, err, "no writer");
+	if ((rc = begin(w, "end", 1, err)) == DTC_OK) {
+		e_key_int(w, "exit_status", exit_status);
+		rc = finish(w, err);
+	}
+	/* a full disk shows only when stdio's buffer goes out */
+	if (rc == DTC_OK && (fflush(w->out) != 0 || ferror(w->out)))
+		rc = die(w, err, DTC_E_IO, "write failed at byte %llu: %s",
+		    (unsigned long long)w->off, strerror(errno));
+	if (rc == DTC_FAILED)
+		w->in_ksyms = false;  /* so that free() does not try again */
+	dtc_writer_free(w);
+	return rc;
+}
+
+void
+dtc_writer_free(dtc_writer *w)
+{
+	if (w == NULL)
+		return;
+	/* options already added belong to the capture, even a cut one */
+	if (w->nopts > 0 && !w->dead && !w->in_ksyms)
+		(void)write_options(w, NULL);
+	free_options(w);
+	free(w->opts);
+	free(w->enc);
+	free(w);
+}

@@ -1,3 +1,934 @@
+/*
+ * test_container.c - the .dtsnap container reader.
+ *
+ * Inputs are CBOR written out by hand from RFC 8949 (one head per line,
+ * offsets counted by hand in the comments), not produced by the writer,
+ * so a bug shared by writer and reader cannot hide.
+ */
 #include <check.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
-int main(void) { return 77; }
+#include <string.h>
+#include <unistd.h>
+
+#include "dtc_private.h"
+#include "util.h"
+
+/*
+ * A small complete capture.  Item offsets: 0, 49, 89, 113, 126; 146 bytes.
+ */
+static const char capture_hex[] =
+    /* item 0 @0: {"t":"dtsnap","version":[1,0],"byteorder":"little",
+     *             "model":"LP64"} */
+    "a4"                          /* @0  map(4) */
+    "61 74"                       /* @1  "t" */
+    "66 64 74 73 6e 61 70"        /* @3  "dtsnap" */
+    "67 76 65 72 73 69 6f 6e"     /* @10 "version" */
+    "82 01 00"                    /* @18 [1, 0] */
+    "69 62 79 74 65 6f 72 64 65 72" /* @21 "byteorder" */
+    "66 6c 69 74 74 6c 65"        /* @31 "little" */
+    "65 6d 6f 64 65 6c"           /* @38 "model" */
+    "64 4c 50 36 34"              /* @44 "LP64" */
+    /* item 1 @49: {"t":"probe","id":1,"provider":"dtrace","name":"BEGIN"} */
+    "a4"                          /* @49 */
+    "61 74 65 70 72 6f 62 65"     /* @50 "t", @52 "probe" */
+    "62 69 64 01"                 /* @58 "id", @61 1 */
+    "68 70 72 6f 76 69 64 65 72"  /* @62 "provider" */
+    "66 64 74 72 61 63 65"        /* @71 "dtrace" */
+    "64 6e 61 6d 65"              /* @78 "name" */
+    "65 42 45 47 49 4e"           /* @83 "BEGIN" */
+    /* item 2 @89: {"t":"buf","data":h'deadbeef',"zz":[true,null,-2]} */
+    "a3"                          /* @89 */
+    "61 74 63 62 75 66"           /* @90 "t", @92 "buf" */
+    "64 64 61 74 61"              /* @96 "data" */
+    "44 de ad be ef"              /* @101 h'deadbeef', bytes at 102 */
+    "62 7a 7a"                    /* @106 "zz" */
+    "83 f5 f6 21"                 /* @109 [true, null, -2] */
+    /* item 3 @113: {"t":"future","x":1} (a kind this reader does not know) */
+    "a2 61 74 66 66 75 74 75 72 65 61 78 01"
+    /* item 4 @126: {"t":"end","exit_status":0} */
+    "a2 61 74 63 65 6e 64 6b 65 78 69 74 5f 73 74 61 74 75 73 00";
+
+static const size_t item_off[] = { 0, 49, 89, 113, 126 };
+static const char *const item_kind[] = {
+	"dtsnap", "probe", "buf", "future", "end"
+};
+#define NITEMS 5
+#define CAPLEN 146
+
+/* The header alone, to build bad inputs after it. */
+#define HEADER_HEX \
+    "a4 61 74 66 64 74 73 6e 61 70 67 76 65 72 73 69 6f 6e 82 01 00" \
+    "69 62 79 74 65 6f 72 64 65 72 66 6c 69 74 74 6c 65" \
+    "65 6d 6f 64 65 6c 64 4c 50 36 34"
+#define HEADER_LEN 49
+
+static uint8_t cap[CAPLEN];
+
+static void
+load_capture(void)
+{
+	ck_assert_uint_eq(util_unhex(capture_hex, cap, sizeof(cap)), CAPLEN);
+}
+
+static dtcp_container *
+open_mem(const uint8_t *p, size_t len)
+{
+	dtc_error err;
+	dtcp_container *c;
+
+	dtc_error_clear(&err);
+	c = dtcp_container_open_memory(p, len, NULL, &err);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(err.code, DTC_E_NONE);
+	return c;
+}
+
+/* Decode hex after the header; returns the container (bytes in *buf). */
+static dtcp_container *
+open_after_header(const char *hex, uint8_t *buf, size_t bufsz, size_t *len)
+{
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+
+	*len = util_unhex(HEADER_HEX, buf, bufsz);
+	ck_assert_uint_eq(*len, HEADER_LEN);
+	*len += util_unhex(hex, buf + *len, bufsz - *len);
+	c = open_mem(buf, *len);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_str_eq(it.kind, "dtsnap");
+	return c;
+}
+
+/* ------------------------------------------------------------------ */
+
+START_TEST(test_items_and_nodes)
+{
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+	const dtcp_node *n;
+	int i;
+
+	load_capture();
+	c = open_mem(cap, CAPLEN);
+	ck_assert_str_eq(dtcp_container_source(c), "<memory>");
+	ck_assert_int_eq(dtcp_container_stable(c), 1);
+	for (i = 0; i < NITEMS; i++) {
+		dtc_error_clear(&err);
+		ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+		ck_assert_int_eq(it.index, i);
+		ck_assert_uint_eq(it.offset, item_off[i]);
+		ck_assert_uint_eq(it.size, (i + 1 < NITEMS ? item_off[i + 1] :
+		    CAPLEN) - item_off[i]);
+		ck_assert_str_eq(it.kind, item_kind[i]);
+		if (i == 0) {
+			/* map, t, dtsnap, version, [, 1, 0, byteorder,
+			 * little, model, LP64 */
+			ck_assert_uint_eq(it.nnodes, 11);
+			ck_assert_int_eq(it.nodes[0].type, DTCP_N_MAP);
+			ck_assert_uint_eq(it.nodes[0].count, 4);
+			ck_assert_uint_eq(it.nodes[0].span, 11);
+			n = &it.nodes[4];
+			ck_assert_int_eq(n->type, DTCP_N_ARRAY);
+			ck_assert_uint_eq(n->count, 2);
+			ck_assert_uint_eq(n->span, 3);
+			ck_assert_uint_eq(n->offset, 18);
+			ck_assert_uint_eq(it.nodes[5].u, 1);
+			ck_assert_uint_eq(it.nodes[5].offset, 19);
+			ck_assert_uint_eq(it.nodes[6].u, 0);
+			ck_assert_uint_eq(it.nodes[6].offset, 20);
+			n = &it.nodes[10];
+			ck_assert_int_eq(n->type, DTCP_N_TEXT);
+			ck_assert_uint_eq(n->offset, 44);
+			ck_assert_uint_eq(n->len, 4);
+			ck_assert_ptr_eq(n->ptr, cap + 45);
+			ck_assert_ptr_eq(dtcp_map_get(it.nodes, "model"), n);
+			ck_assert_ptr_eq(dtcp_map_get(it.nodes, "version"),
+			    &it.nodes[4]);
+			ck_assert_ptr_eq(dtcp_array_at(&it.nodes[4], 1),
+			    &it.nodes[6]);
+			ck_assert_ptr_null(dtcp_array_at(&it.nodes[4], 2));
+		}
+		if (i == 2) {
+			/* map, t, buf, data, h'', zz, [, true, null, -2 */
+			ck_assert_uint_eq(it.nnodes, 10);
+			n = dtcp_map_get(it.nodes, "data");
+			ck_assert_ptr_eq(n, &it.nodes[4]);
+			ck_assert_int_eq(n->type, DTCP_N_BYTES);
+			ck_assert_uint_eq(n->offset, 101);
+			ck_assert_uint_eq(n->len, 4);
+			/* zero copy: the node points into the input */
+			ck_assert_ptr_eq(n->ptr, cap + 102);
+			n = dtcp_map_get(it.nodes, "zz");
+			ck_assert_int_eq(n->type, DTCP_N_ARRAY);
+			ck_assert_uint_eq(n->span, 4);
+			ck_assert_uint_eq(n->offset, 109);
+			ck_assert_int_eq(n[1].type, DTCP_N_BOOL);
+			ck_assert_uint_eq(n[1].u, 1);
+			ck_assert_int_eq(n[2].type, DTCP_N_NULL);
+			ck_assert_int_eq(n[3].type, DTCP_N_NEGINT);
+			ck_assert_uint_eq(n[3].u, 1);  /* -1 - 1 = -2 */
+			ck_assert_uint_eq(n[3].offset, 112);
+			ck_assert_ptr_eq(dtcp_next_sibling(n), it.nodes + 10);
+			ck_assert_ptr_null(dtcp_map_get(it.nodes, "absent"));
+		}
+	}
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_EOF);
+	ck_assert_int_eq(err.code, DTC_E_NONE);
+	/* EOF sticks */
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_EOF);
+	dtcp_container_close(c);
+}
+END_TEST
+
+START_TEST(test_getters)
+{
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+	uint64_t u = 77;
+	int64_t i = 77;
+	const char *s;
+	const uint8_t *p;
+	const dtcp_node *n;
+	size_t len;
+	char buf[256];
+
+	load_capture();
+	c = open_mem(cap, CAPLEN);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	ck_assert_str_eq(it.kind, "probe");
+
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_get_u64(c, &it, it.nodes, "id", 1, &u, &err),
+	    DTC_OK);
+	ck_assert_uint_eq(u, 1);
+	ck_assert_int_eq(dtcp_get_i64(c, &it, it.nodes, "id", 1, &i, &err),
+	    DTC_OK);
+	ck_assert_int_eq(i, 1);
+	ck_assert_int_eq(dtcp_get_text(c, &it, it.nodes, "name", 1, &s, &len,
+	    &err), DTC_OK);
+	ck_assert_uint_eq(len, 5);
+	ck_assert_ptr_eq(s, (const char *)cap + 84);
+	ck_assert_int_eq(memcmp(s, "BEGIN", 5), 0);
+
+	/* optional and missing: DTC_EOF, value untouched, no error */
+	u = 77;
+	ck_assert_int_eq(dtcp_get_u64(c, &it, it.nodes, "module", 0, &u, &err),
+	    DTC_EOF);
+	ck_assert_uint_eq(u, 77);
+	ck_assert_int_eq(err.code, DTC_E_NONE);
+
+	/* required and missing */
+	ck_assert_int_eq(dtcp_get_text(c, &it, it.nodes, "function", 1, &s,
+	    &len, &err), DTC_FAILED);
+	ck_assert_dtc_error(&err, DTC_E_MISSINGKEY, 1, 49);
+	ck_assert_str_eq(err.text, "probe item 1 has no key 'function'");
+	ck_assert_str_eq(err.source, "<memory>");
+
+	/* wrong type: the offset is the value's */
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_get_u64(c, &it, it.nodes, "provider", 1, &u,
+	    &err), DTC_FAILED);
+	ck_assert_dtc_error(&err, DTC_E_KEYTYPE, 1, 71);
+	ck_assert_str_eq(err.text,
+	    "key 'provider' of probe item 1 is text, not an unsigned integer");
+	dtc_error_format(&err, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "<memory>: item 1, offset 71: key 'provider' "
+	    "of probe item 1 is text, not an unsigned integer");
+	/* a wrong type fails even for an optional key */
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_get_bytes(c, &it, it.nodes, "id", 0, &p, &len,
+	    &err), DTC_FAILED);
+	ck_assert_dtc_error(&err, DTC_E_KEYTYPE, 1, 61);
+	ck_assert_str_eq(err.text,
+	    "key 'id' of probe item 1 is an unsigned integer, not a byte string");
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_get_node(c, &it, it.nodes, "name", DTCP_N_ARRAY,
+	    1, &n, &err), DTC_FAILED);
+	ck_assert_dtc_error(&err, DTC_E_KEYTYPE, 1, 83);
+
+	/* buf item: bytes, a signed value, nodes */
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	ck_assert_str_eq(it.kind, "buf");
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_get_bytes(c, &it, it.nodes, "data", 1, &p, &len,
+	    &err), DTC_OK);
+	ck_assert_ptr_eq(p, cap + 102);
+	ck_assert_uint_eq(len, 4);
+	ck_assert_int_eq(dtcp_get_node(c, &it, it.nodes, "zz", DTCP_N_ARRAY,
+	    1, &n, &err), DTC_OK);
+	ck_assert_uint_eq(n->count, 3);
+	ck_assert_uint_eq(n->offset, 109);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_get_i64(c, &it, it.nodes, "zz", 1, &i, &err),
+	    DTC_FAILED);
+	ck_assert_dtc_error(&err, DTC_E_KEYTYPE, 2, 109);
+	ck_assert_str_eq(err.text,
+	    "key 'zz' of buf item 2 is an array, not an integer");
+	dtcp_container_close(c);
+}
+END_TEST
+
+/* Signed values at the edges of int64, and beyond. */
+START_TEST(test_getters_signed)
+{
+	uint8_t buf[256];
+	size_t len;
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+	int64_t v;
+	uint64_t u;
+
+	c = open_after_header(
+	    "a5 61 74 61 73"                        /* @49 {"t":"s", */
+	    "61 61 3b 7f ff ff ff ff ff ff ff"      /* @54 "a": INT64_MIN */
+	    "61 62 3b 80 00 00 00 00 00 00 00"      /* @65 "b": -2^63-1 */
+	    "61 63 1b ff ff ff ff ff ff ff ff"      /* @76 "c": UINT64_MAX */
+	    "61 64 20",                             /* @87 "d": -1} */
+	    buf, sizeof(buf), &len);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_get_i64(c, &it, it.nodes, "a", 1, &v, &err),
+	    DTC_OK);
+	ck_assert(v == INT64_MIN);
+	ck_assert_int_eq(dtcp_get_i64(c, &it, it.nodes, "d", 1, &v, &err),
+	    DTC_OK);
+	ck_assert_int_eq(v, -1);
+	ck_assert_int_eq(dtcp_get_u64(c, &it, it.nodes, "c", 1, &u, &err),
+	    DTC_OK);
+	ck_assert(u == UINT64_MAX);
+	ck_assert_int_eq(dtcp_get_i64(c, &it, it.nodes, "b", 1, &v, &err),
+	    DTC_FAILED);
+	ck_assert_dtc_error(&err, DTC_E_BADVALUE, 1, 67);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_get_i64(c, &it, it.nodes, "c", 1, &v, &err),
+	    DTC_FAILED);
+	ck_assert_dtc_error(&err, DTC_E_BADVALUE, 1, 78);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_get_u64(c, &it, it.nodes, "d", 1, &u, &err),
+	    DTC_FAILED);
+	ck_assert_dtc_error(&err, DTC_E_KEYTYPE, 1, 89);
+	ck_assert_str_eq(err.text, "key 'd' of s item 1 is a negative "
+	    "integer, not an unsigned integer");
+	dtcp_container_close(c);
+}
+END_TEST
+
+/* Indefinite-length maps and arrays are read; counts and spans are set. */
+START_TEST(test_indefinite_containers)
+{
+	uint8_t buf[256];
+	size_t len;
+	dtcp_container *c;
+	dtcp_item it;
+	const dtcp_node *n;
+
+	c = open_after_header(
+	    "bf"                     /* @49 {_ */
+	    "61 74 61 70"            /* "t": "p" */
+	    "61 61 9f 01 02 03 ff"   /* @54 "a": [_ 1, 2, 3] (array @56) */
+	    "61 62 80"               /* @61 "b": [] */
+	    "ff"                     /* @64 } */
+	    "a1 61 74 61 71",        /* @65 {"t":"q"} */
+	    buf, sizeof(buf), &len);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	ck_assert_str_eq(it.kind, "p");
+	ck_assert_uint_eq(it.size, 16);
+	ck_assert_uint_eq(it.nodes[0].count, 3);
+	ck_assert_uint_eq(it.nodes[0].span, 10);
+	n = dtcp_map_get(it.nodes, "a");
+	ck_assert_uint_eq(n->offset, 56);
+	ck_assert_uint_eq(n->count, 3);
+	ck_assert_uint_eq(n->span, 4);
+	ck_assert_uint_eq(dtcp_array_at(n, 2)->u, 3);
+	n = dtcp_map_get(it.nodes, "b");
+	ck_assert_uint_eq(n->count, 0);
+	ck_assert_uint_eq(n->span, 1);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	ck_assert_str_eq(it.kind, "q");
+	ck_assert_uint_eq(it.offset, 65);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_EOF);
+	dtcp_container_close(c);
+}
+END_TEST
+
+/* Kinds are bounded copies; a NUL or great length makes them unknown. */
+START_TEST(test_kind_copy)
+{
+	uint8_t buf[256];
+	size_t len;
+	dtcp_container *c;
+	dtcp_item it;
+
+	c = open_after_header(
+	    "a1 61 74 66 70 72 6f 62 00 65"   /* @49 {"t":"prob\0e"} */
+	    "a1 61 74 78 28"                  /* @59 {"t": 40 x "a"} */
+	    "61616161616161616161 61616161616161616161"
+	    "61616161616161616161 61616161616161616161",
+	    buf, sizeof(buf), &len);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	ck_assert_str_eq(it.kind, "prob?e");
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	ck_assert_uint_eq(strlen(it.kind), 31);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_EOF);
+	dtcp_container_close(c);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Truncation: every cut length of a valid capture                     */
+/* ------------------------------------------------------------------ */
+
+enum via { VIA_MEMORY, VIA_FILE, VIA_PIPE, VIA_FD };
+
+/*
+ * Read the first cut bytes of cap via the given input and check that
+ * every item completed before the cut comes back, then EOF at an item
+ * boundary or "capture cut short" naming the cut item and its offset.
+ */
+static void
+check_cut(size_t cut, enum via via)
+{
+	char path[64], want[80];
+	dtcp_container *c;
+	util_feeder f = { -1, -1 };
+	dtcp_item it;
+	dtc_error err;
+	size_t complete = 0, k;
+	int rc, fd = -1;
+
+	while (complete < NITEMS && (complete + 1 < NITEMS ?
+	    item_off[complete + 1] : CAPLEN) <= cut)
+		complete++;
+	dtc_error_clear(&err);
+	switch (via) {
+	case VIA_MEMORY:
+		c = dtcp_container_open_memory(cap, cut, "cut", &err);
+		break;
+	case VIA_FILE:
+		util_tmpfile(cap, cut, path);
+		c = dtcp_container_open_file(path, &err);
+		unlink(path);
+		break;
+	case VIA_FD:
+		util_tmpfile(cap, cut, path);
+		fd = open(path, O_RDONLY);
+		ck_assert_int_ge(fd, 0);
+		c = dtcp_container_open_fd(fd, "cut", &err);
+		unlink(path);
+		break;
+	default:
+		f = util_feed(cap, cut, 7, 0);
+		c = dtcp_container_open_fd(f.fd, "cut", &err);
+		break;
+	}
+	ck_assert_ptr_nonnull(c);
+	if (via == VIA_PIPE)
+		ck_assert_int_eq(dtcp_container_stable(c), 0);
+	else if (cut > 0)
+		ck_assert_int_eq(dtcp_container_stable(c), 1);
+	for (k = 0; k < complete; k++) {
+		rc = dtcp_container_next(c, &it, &err);
+		ck_assert_msg(rc == DTC_OK, "cut %zu via %d: item %zu: rc %d "
+		    "(%s)", cut, via, k, rc, err.text);
+		ck_assert_int_eq(it.index, (long long)k);
+		ck_assert_uint_eq(it.offset, item_off[k]);
+		ck_assert_str_eq(it.kind, item_kind[k]);
+	}
+	rc = dtcp_container_next(c, &it, &err);
+	if (cut > 0 && (complete == NITEMS || item_off[complete] == cut)) {
+		ck_assert_msg(rc == DTC_EOF, "cut %zu via %d: rc %d (%s)", cut,
+		    via, rc, err.text);
+		ck_assert_int_eq(err.code, DTC_E_NONE);
+	} else {
+		ck_assert_msg(rc == DTC_FATAL, "cut %zu via %d: rc %d", cut,
+		    via, rc);
+		ck_assert_dtc_error(&err, DTC_E_TRUNCATED, (long long)complete,
+		    (long long)item_off[complete]);
+		snprintf(want, sizeof(want), "capture cut short at byte %zu",
+		    item_off[complete]);
+		ck_assert_str_eq(err.text, want);
+		ck_assert_str_eq(err.source, via == VIA_FILE ? path : "cut");
+		/* FATAL sticks, with the same error */
+		dtc_error_clear(&err);
+		ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_FATAL);
+		ck_assert_int_eq(err.code, DTC_E_TRUNCATED);
+		ck_assert_str_eq(err.text, want);
+	}
+	dtcp_container_close(c);
+	if (fd >= 0)
+		close(fd);
+	if (via == VIA_PIPE)
+		util_feed_done(&f);
+}
+
+START_TEST(test_truncated_every_length)
+{
+	size_t cut;
+
+	load_capture();
+	for (cut = 0; cut <= CAPLEN; cut++) {
+		check_cut(cut, VIA_MEMORY);
+		check_cut(cut, VIA_FILE);
+		check_cut(cut, VIA_FD);
+		check_cut(cut, VIA_PIPE);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Pipes                                                               */
+/* ------------------------------------------------------------------ */
+
+/* One byte per write: every head may arrive split. */
+START_TEST(test_pipe_bytewise)
+{
+	util_feeder f;
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+	const uint8_t *p;
+	size_t len;
+	char name[32];
+	int i;
+
+	load_capture();
+	f = util_feed(cap, CAPLEN, 1, 200);
+	dtc_error_clear(&err);
+	c = dtcp_container_open_fd(f.fd, NULL, &err);
+	ck_assert_ptr_nonnull(c);
+	snprintf(name, sizeof(name), "<fd %d>", f.fd);
+	ck_assert_str_eq(dtcp_container_source(c), name);
+	for (i = 0; i < NITEMS; i++) {
+		ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+		ck_assert_uint_eq(it.offset, item_off[i]);
+		ck_assert_str_eq(it.kind, item_kind[i]);
+		if (i == 2) {
+			ck_assert_int_eq(dtcp_get_bytes(c, &it, it.nodes,
+			    "data", 1, &p, &len, &err), DTC_OK);
+			ck_assert_uint_eq(len, 4);
+			ck_assert_int_eq(memcmp(p, cap + 102, 4), 0);
+			ck_assert_uint_eq(dtcp_map_get(it.nodes, "data")->offset,
+			    101);
+		}
+	}
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_EOF);
+	dtcp_container_close(c);
+	util_feed_done(&f);
+}
+END_TEST
+
+/* A 3 MiB byte string through a pipe: the buffer grows to hold it. */
+START_TEST(test_pipe_large_item)
+{
+	const size_t big = 3u << 20;
+	uint8_t *in, *data;
+	size_t len, hlen, i;
+	util_feeder f;
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+	const uint8_t *p;
+
+	in = malloc(HEADER_LEN + 32 + big + 32);
+	ck_assert_ptr_nonnull(in);
+	hlen = util_unhex(HEADER_HEX, in, HEADER_LEN);
+	len = hlen + util_unhex(
+	    "a2 61 74 63 62 75 66"      /* @49 {"t":"buf", */
+	    "64 64 61 74 61"            /* @56 "data": */
+	    "5a 00 30 00 00",           /* @61 h'...' (3 MiB) */
+	    in + hlen, 32);
+	data = in + len;
+	for (i = 0; i < big; i++)
+		data[i] = (uint8_t)(i * 7 + (i >> 13));
+	len += big;
+	/* then {"t":"end","exit_status":0} */
+	len += util_unhex("a2 61 74 63 65 6e 64 6b 65 78 69 74 5f 73 74 61 74"
+	    "75 73 00", in + len, 32);
+
+	f = util_feed(in, len, 65536 + 3, 0);
+	dtc_error_clear(&err);
+	c = dtcp_container_open_fd(f.fd, "<stdin>", &err);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_str_eq(dtcp_container_source(c), "<stdin>");
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_str_eq(it.kind, "buf");
+	ck_assert_uint_eq(it.size, 17 + big);
+	ck_assert_int_eq(dtcp_get_bytes(c, &it, it.nodes, "data", 1, &p,
+	    &len, &err), DTC_OK);
+	ck_assert_uint_eq(len, big);
+	ck_assert_int_eq(memcmp(p, data, big), 0);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_str_eq(it.kind, "end");
+	ck_assert_uint_eq(it.offset, 66 + big);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_EOF);
+	dtcp_container_close(c);
+	util_feed_done(&f);
+	free(in);
+}
+END_TEST
+
+/* A regular file: mapped, items stay valid until close. */
+START_TEST(test_file_stable)
+{
+	char path[64];
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+	const uint8_t *p0;
+	const dtcp_node *n;
+	size_t len;
+
+	load_capture();
+	util_tmpfile(cap, CAPLEN, path);
+	dtc_error_clear(&err);
+	c = dtcp_container_open_file(path, &err);
+	unlink(path);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_int_eq(dtcp_container_stable(c), 1);
+	ck_assert_str_eq(dtcp_container_source(c), path);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_int_eq(dtcp_get_bytes(c, &it, it.nodes, "data", 1, &p0,
+	    &len, &err), DTC_OK);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_EOF);
+	/* the bytes of an earlier item are still there */
+	ck_assert_uint_eq(len, 4);
+	ck_assert_int_eq(memcmp(p0, "\xde\xad\xbe\xef", 4), 0);
+	n = dtcp_map_get(it.nodes, "t");
+	ck_assert_ptr_nonnull(n);
+	dtcp_container_close(c);
+
+	dtc_error_clear(&err);
+	ck_assert_ptr_null(dtcp_container_open_file("/nonexistent/x.dtsnap",
+	    &err));
+	ck_assert_int_eq(err.code, DTC_E_IO);
+	ck_assert_str_eq(err.source, "/nonexistent/x.dtsnap");
+	ck_assert_str_eq(err.text, "cannot open: No such file or directory");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Bad input, one class at a time                                      */
+/* ------------------------------------------------------------------ */
+
+/* The first error of decoding header + hex: (rc, code, item, offset). */
+static void
+expect_after_header(const char *hex, int rc, int code, long long item,
+    long long offset, const char *text)
+{
+	uint8_t buf[512];
+	size_t len;
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+	int r;
+
+	c = open_after_header(hex, buf, sizeof(buf), &len);
+	dtc_error_clear(&err);
+	while ((r = dtcp_container_next(c, &it, &err)) == DTC_OK)
+		;
+	ck_assert_msg(r == rc, "rc %d, expected %d (%s)", r, rc, err.text);
+	ck_assert_dtc_error(&err, code, item, offset);
+	if (text != NULL)
+		ck_assert_str_eq(err.text, text);
+	dtcp_container_close(c);
+}
+
+START_TEST(test_not_cbor)
+{
+	/* 0x1c is a reserved head (RFC 8949 3.3) */
+	expect_after_header("1c", DTC_FATAL, DTC_E_NOTCBOR, 1, 49,
+	    "not CBOR at byte 49");
+	/* inside an item: {"t": <reserved> */
+	expect_after_header("a2 61 74 1c", DTC_FATAL, DTC_E_NOTCBOR, 1, 52,
+	    "not CBOR at byte 52");
+	/* a break outside an indefinite-length item */
+	expect_after_header("a1 61 74 ff", DTC_FATAL, DTC_E_NOTCBOR, 1, 52,
+	    "not CBOR at byte 52: unexpected break");
+	/* an indefinite map whose last key has no value */
+	expect_after_header("bf 61 74 61 78 61 61 ff", DTC_FATAL,
+	    DTC_E_NOTCBOR, 1, 49, "not CBOR at byte 49: indefinite-length "
+	    "map with a key but no value");
+}
+END_TEST
+
+static void
+expect_first(const char *hex, int code, long long offset, const char *text)
+{
+	uint8_t buf[256];
+	size_t len = util_unhex(hex, buf, sizeof(buf));
+	dtcp_container *c = open_mem(buf, len);
+	dtcp_item it;
+	dtc_error err;
+
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_FATAL);
+	ck_assert_dtc_error(&err, code, 0, offset);
+	ck_assert_str_eq(err.text, text);
+	dtcp_container_close(c);
+}
+
+START_TEST(test_bad_first_item)
+{
+	/* a probe item first */
+	expect_first("a2 61 74 65 70 72 6f 62 65 62 69 64 01",
+	    DTC_E_BADHEADER, 0, "not a dtsnap capture: the first item is a "
+	    "'probe' item, not the dtsnap header");
+	/* a text file */
+	expect_first("68 65 6c 6c 6f 0a", DTC_E_BADHEADER, 0,
+	    "not a dtsnap capture: it does not start with a CBOR map");
+	/* a map without "t" */
+	expect_first("a1 61 78 01", DTC_E_BADHEADER, 0,
+	    "not a dtsnap capture: the first item has no text key 't'");
+	/* a header without version, or with a text version */
+	expect_first("a1 61 74 66 64 74 73 6e 61 70", DTC_E_BADHEADER, 0,
+	    "dtsnap header has no version [major, minor]");
+	expect_first("a2 61 74 66 64 74 73 6e 61 70"
+	    "67 76 65 72 73 69 6f 6e 63 31 2e 30", DTC_E_BADHEADER, 18,
+	    "dtsnap header has no version [major, minor]");
+	/* an indefinite-length string in the header */
+	expect_first("a1 61 74 7f 62 64 74 64 73 6e 61 70 ff",
+	    DTC_E_NOTCBOR, 3,
+	    "indefinite-length text string at byte 3 is not supported");
+}
+END_TEST
+
+START_TEST(test_version)
+{
+	/* {"t":"dtsnap","version":[2,0]} */
+	expect_first("a2 61 74 66 64 74 73 6e 61 70"
+	    "67 76 65 72 73 69 6f 6e 82 02 00", DTC_E_VERSION, 18,
+	    "unsupported capture version 2.0 (this reader knows 1.x)");
+	expect_first("a2 61 74 66 64 74 73 6e 61 70"
+	    "67 76 65 72 73 69 6f 6e 82 00 05", DTC_E_VERSION, 18,
+	    "unsupported capture version 0.5 (this reader knows 1.x)");
+}
+END_TEST
+
+/* A later minor version with unknown keys is read. */
+START_TEST(test_minor_version)
+{
+	uint8_t buf[128];
+	size_t len = util_unhex("a3 61 74 66 64 74 73 6e 61 70"
+	    "67 76 65 72 73 69 6f 6e 82 01 18 63"   /* [1, 99] */
+	    "63 6e 65 77 f5",                       /* "new": true */
+	    buf, sizeof(buf));
+	dtcp_container *c = open_mem(buf, len);
+	dtcp_item it;
+
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	ck_assert_str_eq(it.kind, "dtsnap");
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_EOF);
+	dtcp_container_close(c);
+}
+END_TEST
+
+/* Skipped items give DTC_WARN, and the next item is still found. */
+START_TEST(test_skipped_items)
+{
+	uint8_t buf[256];
+	size_t len;
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+
+	c = open_after_header(
+	    "01"                         /* @49 item 1: 1 */
+	    "a1 61 78 01"                /* @50 item 2: {"x":1} */
+	    "a1 61 74 01"                /* @54 item 3: {"t":1} */
+	    "a2 61 74 61 78 61 73 5f 41 61 41 62 ff" /* @58 item 4, 5f @65 */
+	    "a2 61 74 66 64 74 73 6e 61 70 67 76 65 72 73 69 6f 6e 82 01 00"
+	                                 /* @71 item 5: a second header */
+	    "a1 61 74 61 6b",            /* @92 item 6: {"t":"k"} */
+	    buf, sizeof(buf), &len);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_WARN);
+	ck_assert_dtc_error(&err, DTC_E_NOTCBOR, 1, 49);
+	ck_assert_str_eq(err.text, "item at byte 49 is an unsigned integer, "
+	    "not a map; skipped");
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_WARN);
+	ck_assert_dtc_error(&err, DTC_E_MISSINGKEY, 2, 50);
+	ck_assert_str_eq(err.text, "item at byte 50 has no text key 't'; "
+	    "skipped");
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_WARN);
+	ck_assert_dtc_error(&err, DTC_E_KEYTYPE, 3, 54);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_WARN);
+	ck_assert_dtc_error(&err, DTC_E_NOTCBOR, 4, 65);
+	ck_assert_str_eq(err.text, "indefinite-length byte string at byte 65 "
+	    "is not supported; item skipped");
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_WARN);
+	ck_assert_dtc_error(&err, DTC_E_DUPLICATE, 5, 71);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_int_eq(err.code, DTC_E_NONE);
+	ck_assert_int_eq(it.index, 6);
+	ck_assert_uint_eq(it.offset, 92);
+	ck_assert_str_eq(it.kind, "k");
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_EOF);
+	dtcp_container_close(c);
+}
+END_TEST
+
+/* Heads that claim more than the input holds are truncations. */
+START_TEST(test_absurd_sizes)
+{
+	/* {"t":"buf","data": h'' of 2^60 bytes, then 3 bytes */
+	expect_after_header("a2 61 74 63 62 75 66 64 64 61 74 61"
+	    "5b 10 00 00 00 00 00 00 00 01 02 03",
+	    DTC_FATAL, DTC_E_TRUNCATED, 1, 49, "capture cut short at byte 49");
+	/* text of 2^64-1 bytes (libcbor's "required" wraps around) */
+	expect_after_header("a2 61 74 63 62 75 66 61 73"
+	    "7b ff ff ff ff ff ff ff ff 41",
+	    DTC_FATAL, DTC_E_TRUNCATED, 1, 49, "capture cut short at byte 49");
+	/* a map of 2^60 pairs, an array of 2^64-1 elements */
+	expect_after_header("bb 10 00 00 00 00 00 00 00 61 74 61 78",
+	    DTC_FATAL, DTC_E_TRUNCATED, 1, 49, "capture cut short at byte 49");
+	expect_after_header("a2 61 74 61 78 61 61"
+	    "9b ff ff ff ff ff ff ff ff 01 02",
+	    DTC_FATAL, DTC_E_TRUNCATED, 1, 49, "capture cut short at byte 49");
+}
+END_TEST
+
+/* The same through a pipe: read to the end, allocate only what came. */
+START_TEST(test_absurd_sizes_pipe)
+{
+	uint8_t buf[128];
+	size_t len;
+	util_feeder f;
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+
+	len = util_unhex(HEADER_HEX "a2 61 74 63 62 75 66 64 64 61 74 61"
+	    "5b 10 00 00 00 00 00 00 00 01 02 03", buf, sizeof(buf));
+	f = util_feed(buf, len, 5, 0);
+	dtc_error_clear(&err);
+	c = dtcp_container_open_fd(f.fd, "pipe", &err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_OK);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_FATAL);
+	ck_assert_dtc_error(&err, DTC_E_TRUNCATED, 1, 49);
+	ck_assert_str_eq(err.text, "capture cut short at byte 49");
+	dtcp_container_close(c);
+	util_feed_done(&f);
+}
+END_TEST
+
+/* Nesting: 64 levels (the item map and 63 arrays) pass, 65 do not. */
+static size_t
+nested(uint8_t *buf, size_t cap, int narrays)
+{
+	size_t len = util_unhex(HEADER_HEX
+	    "a2 61 74 64 64 65 65 70 61 61",   /* @49 {"t":"deep","a": */
+	    buf, cap);
+	int i;
+
+	ck_assert_uint_eq(len, 59);
+	for (i = 0; i < narrays; i++)
+		buf[len++] = 0x81;               /* [ */
+	buf[len++] = 0x01;
+	return len;
+}
+
+START_TEST(test_depth)
+{
+	uint8_t buf[256];
+	size_t len;
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+
+	len = nested(buf, sizeof(buf), DTCP_MAX_DEPTH - 1);
+	c = open_mem(buf, len);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	ck_assert_str_eq(it.kind, "deep");
+	/* map, "t", "deep", "a", 63 arrays, 1 */
+	ck_assert_uint_eq(it.nnodes, 4 + (DTCP_MAX_DEPTH - 1) + 1);
+	ck_assert_uint_eq(it.nodes[0].span, it.nnodes);
+	dtcp_container_close(c);
+
+	len = nested(buf, sizeof(buf), DTCP_MAX_DEPTH);
+	c = open_mem(buf, len);
+	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_FATAL);
+	/* the 64th array opens level 65: 59 + 63 */
+	ck_assert_dtc_error(&err, DTC_E_LIMIT, 1, 122);
+	ck_assert_str_eq(err.text, "nesting deeper than 64 levels at byte 122");
+	dtcp_container_close(c);
+}
+END_TEST
+
+/* Memory inputs use the caller's bytes; NULL with a length is empty. */
+START_TEST(test_empty)
+{
+	dtcp_container *c = open_mem(NULL, 10);
+	dtcp_item it;
+	dtc_error err;
+
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_FATAL);
+	ck_assert_dtc_error(&err, DTC_E_TRUNCATED, 0, 0);
+	ck_assert_str_eq(err.text, "capture cut short at byte 0");
+	dtcp_container_close(c);
+	dtcp_container_close(NULL);
+}
+END_TEST
+
+static Suite *
+container_suite(void)
+{
+	Suite *s = suite_create("container");
+	TCase *tc = tcase_create("decode");
+
+	tcase_add_test(tc, test_items_and_nodes);
+	tcase_add_test(tc, test_getters);
+	tcase_add_test(tc, test_getters_signed);
+	tcase_add_test(tc, test_indefinite_containers);
+	tcase_add_test(tc, test_kind_copy);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("inputs");
+	tcase_add_test(tc, test_pipe_bytewise);
+	tcase_add_test(tc, test_pipe_large_item);
+	tcase_add_test(tc, test_file_stable);
+	tcase_add_test(tc, test_empty);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("bad input");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_not_cbor);
+	tcase_add_test(tc, test_bad_first_item);
+	tcase_add_test(tc, test_version);
+	tcase_add_test(tc, test_minor_version);
+	tcase_add_test(tc, test_skipped_items);
+	tcase_add_test(tc, test_truncated_every_length);
+	tcase_add_test(tc, test_absurd_sizes);
+	tcase_add_test(tc, test_absurd_sizes_pipe);
+	tcase_add_test(tc, test_depth);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return util_run_suite(container_suite());
+}
