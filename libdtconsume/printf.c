@@ -1839,10 +1839,11 @@ dtc_aggval_bucket(const dtc_aggval *v, uint32_t i, dtc_bucket *b)
 		}
 		return DTC_OK;
 	case DTC_AGG_LQUANTIZE: {
-		int32_t base;
-		uint16_t step, levels;
+		int32_t base = 0;
+		uint16_t step = 0, levels = 0;
 
-		lq_params(v->data, v->size, 0, &base, &step, &levels);
+		if (lq_params(v->data, v->size, 0, &base, &step, &levels) != 0)
+			return DTC_FAILED;
 		b->count = word(v->data, i + 1, 0);
 		if (i == 0) {
 			b->has_min = 0;
@@ -1857,12 +1858,12 @@ dtc_aggval_bucket(const dtc_aggval *v, uint32_t i, dtc_bucket *b)
 		return DTC_OK;
 	}
 	case DTC_AGG_LLQUANTIZE: {
-		uint16_t factor, low, high, nsteps;
+		uint16_t factor = 0, low = 0, high = 0, nsteps = 0;
 		struct llqwalk w;
 		uint32_t bin = 1;
 
-		llq_params(v->data, v->size, 0, &factor, &low, &high, &nsteps);
-		if (llq_start(&w, factor, low, high, nsteps) != 0)
+		if (llq_params(v->data, v->size, 0, &factor, &low, &high,
+		    &nsteps) != 0 || llq_start(&w, factor, low, high, nsteps) != 0)
 			return DTC_FAILED;
 		b->count = word(v->data, i + 1, 0);
 		if (i == 0) {

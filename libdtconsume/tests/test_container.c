@@ -807,7 +807,8 @@ START_TEST(test_absurd_sizes)
 END_TEST
 
 /* The same through a pipe: read to the end, allocate only what came. */
-START_TEST(test_absurd_sizes_pipe)
+static void
+absurd_pipe(const char *hex)
 {
 	uint8_t buf[128];
 	size_t len;
@@ -816,8 +817,8 @@ START_TEST(test_absurd_sizes_pipe)
 	dtcp_item it;
 	dtc_error err;
 
-	len = util_unhex(HEADER_HEX "a2 61 74 63 62 75 66 64 64 61 74 61"
-	    "5b 10 00 00 00 00 00 00 00 01 02 03", buf, sizeof(buf));
+	len = util_unhex(HEADER_HEX, buf, sizeof(buf));
+	len += util_unhex(hex, buf + len, sizeof(buf) - len);
 	f = util_feed(buf, len, 5, 0);
 	dtc_error_clear(&err);
 	c = dtcp_container_open_fd(f.fd, "pipe", &err);
@@ -827,6 +828,15 @@ START_TEST(test_absurd_sizes_pipe)
 	ck_assert_str_eq(err.text, "capture cut short at byte 49");
 	dtcp_container_close(c);
 	util_feed_done(&f);
+}
+
+START_TEST(test_absurd_sizes_pipe)
+{
+	absurd_pipe("a2 61 74 63 62 75 66 64 64 61 74 61"
+	    "5b 10 00 00 00 00 00 00 00 01 02 03");
+	absurd_pipe("a2 61 74 63 62 75 66 61 73"
+	    "7b ff ff ff ff ff ff ff ff 41");
+	absurd_pipe("bb 10 00 00 00 00 00 00 00 61 74 61 78");
 }
 END_TEST
 
