@@ -165,6 +165,15 @@ dtc_reader_header(const dtc_reader *r)
 	return &r->hdr;
 }
 
+int
+dtc_reader_walltime(const dtc_reader *r, uint64_t hrtime, uint64_t *wall)
+{
+	if (!r->meta.have_clock)
+		return 0;
+	*wall = r->meta.clock_walltime + (hrtime - r->meta.clock_hrtime);
+	return 1;
+}
+
 const char *
 dtc_reader_source(const dtc_reader *r)
 {

@@ -432,6 +432,9 @@ typedef struct dtc_handler {
 int dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err);
 
 const dtc_header *dtc_reader_header(const dtc_reader *r);
+/* Wall-clock ns since the epoch for an hrtime, from the capture's clock
+ * item; 0 (and *wall untouched) when the capture has none. */
+int dtc_reader_walltime(const dtc_reader *r, uint64_t hrtime, uint64_t *wall);
 const char *dtc_reader_source(const dtc_reader *r);
 
 /* ------------------------------------------------------------------ */
