@@ -262,9 +262,13 @@ typedef struct dtc_aggvar {
 typedef struct dtc_aggval {
 	uint16_t func;
 	uint32_t size;       /* bytes at data */
-	const uint8_t *data; /* words, host order; lquantize/llquantize: word 0 = arg */
+	const uint8_t *data; /* 64-bit words in the capture's byte order;
+	                      * lquantize/llquantize: word 0 = the arg */
 	uint64_t normal;     /* normalize() factor, 1 by default */
+	int swapped;         /* 1: data is in the other byte order than this host */
 } dtc_aggval;
+/* Word i of the value, in host order (0 past the end). */
+uint64_t dtc_aggval_word(const dtc_aggval *v, uint32_t i);
 
 typedef struct dtc_aggrow {
 	const dtc_aggvar *var;  /* for a single-variable printing: the variable */

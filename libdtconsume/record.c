@@ -117,3 +117,11 @@ dtc_value_pc(const dtc_value *v, uint32_t i)
 		return dtcp_ld32(v->pcs + (size_t)i * 4, v->swapped);
 	return dtcp_ld64(v->pcs + (size_t)i * 8, v->swapped);
 }
+
+uint64_t
+dtc_aggval_word(const dtc_aggval *v, uint32_t i)
+{
+	if ((uint64_t)(i + 1) * 8 > v->size)
+		return 0;
+	return dtcp_ld64(v->data + (size_t)i * 8, v->swapped);
+}
