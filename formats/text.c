@@ -1442,6 +1442,8 @@ agg(const dtc_event *ev, void *arg)
 static int
 drop(const dtc_event *ev, void *arg)
 {
+	if (((text_state *)arg)->cap_abort)
+		return DTC_EMIT_ABORT;
 	errline(arg, "dtrace: ", ev->message);
 	return 0;
 }
@@ -1449,6 +1451,8 @@ drop(const dtc_event *ev, void *arg)
 static int
 error(const dtc_event *ev, void *arg)
 {
+	if (((text_state *)arg)->cap_abort)
+		return DTC_EMIT_ABORT;
 	errline(arg, "dtrace: ", ev->message);
 	return 0;
 }
@@ -1456,6 +1460,8 @@ error(const dtc_event *ev, void *arg)
 static int
 notice(const dtc_event *ev, void *arg)
 {
+	if (((text_state *)arg)->cap_abort)
+		return DTC_EMIT_ABORT;
 	switch (ev->notice) {
 	case DTC_NOTICE_SYSTEM:
 	case DTC_NOTICE_FREOPEN:
