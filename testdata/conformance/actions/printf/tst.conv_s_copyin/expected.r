@@ -1,0 +1,1 @@
+'Delay in ns needed in delay env '
