@@ -213,7 +213,7 @@ e_bytes(dtc_writer *w, const void *p, size_t n, dtc_error *err)
 	w->len += cbor_encode_bytestring_start(n, w->enc + w->len,
 	    w->cap - w->len);
 	if (n <= INLINE_BYTES) {
-		if (reserve(w, n)) {
+		if (n > 0 && reserve(w, n)) {
 			memcpy(w->enc + w->len, p, n);
 			w->len += n;
 		}
@@ -708,12 +708,15 @@ dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err)
 		e_key_int(w, "exit_status", exit_status);
 		rc = finish(w, err);
 	}
-	/* a full disk shows only when stdio's buffer goes out */
-	if (rc == DTC_OK && (fflush(w->out) != 0 || ferror(w->out)))
-		rc = die(w, err, DTC_E_IO, "write failed at byte %llu: %s",
-		    (unsigned long long)w->off, strerror(errno));
-	if (rc == DTC_FAILED)
-		w->in_ksyms = false;  /* so that free() does not try again */
+	/*
+	 * A full disk often shows only when stdio's buffer goes out, and
+	 * then which item was lost is unknown.
+	 */
+	if (rc == DTC_OK && (fflush(w->out) != 0 || ferror(w->out))) {
+		dtcp_error_set(err, DTC_E_IO, NULL, -1, -1, -1,
+		    "write failed flushing the capture: %s", strerror(errno));
+		rc = DTC_FATAL;
+	}
 	dtc_writer_free(w);
 	return rc;
 }

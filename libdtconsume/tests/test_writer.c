@@ -1,3 +1,698 @@
+/*
+ * test_writer.c - dtc_writer_*: captures written through the public API
+ * are read back with the container reader, key by key, and a few items
+ * are compared with encodings written by hand from RFC 8949.
+ */
 #include <check.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
-int main(void) { return 77; }
+#include <string.h>
+
+#include "dtc_private.h"
+#include "util.h"
+
+/* A capture being written to memory. */
+typedef struct mem {
+	char *buf;
+	size_t len;
+	FILE *f;
+} mem;
+
+static void
+mem_open(mem *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	ck_assert_ptr_nonnull(m->f);
+}
+
+/* Bytes written so far (open_memstream updates len on fflush). */
+static size_t
+mem_size(mem *m)
+{
+	ck_assert_int_eq(fflush(m->f), 0);
+	return m->len;
+}
+
+static void
+mem_close(mem *m)
+{
+	fclose(m->f);
+}
+
+static const dtc_writer_header hdr = {
+	.big_endian = 0, .ilp32 = 0, .os = "freebsd", .release = "14.1",
+	.host = "box", .producer = "test_writer", .ncpu = 4,
+	.dt_act_base = 55,
+};
+
+static dtc_writer *
+new_writer(mem *m)
+{
+	dtc_error err;
+	dtc_writer *w;
+
+	mem_open(m);
+	dtc_error_clear(&err);
+	w = dtc_writer_new(m->f, &hdr, &err);
+	ck_assert_msg(w != NULL, "dtc_writer_new: %s", err.text);
+	return w;
+}
+
+#define OK(call) do {							\
+	dtc_error e_;							\
+	int rc_;							\
+	dtc_error_clear(&e_);						\
+	rc_ = (call);							\
+	ck_assert_msg(rc_ == DTC_OK, "%s: rc %d: %s", #call, rc_, e_.text); \
+} while (0)
+/* calls take &e_ as their error argument */
+#define E (&e_)
+
+/* ------------------------------------------------------------------ */
+/* Reading back                                                        */
+/* ------------------------------------------------------------------ */
+
+static void
+next_kind(dtcp_container *c, dtcp_item *it, long long index,
+    const char *kind)
+{
+	dtc_error err;
+	int rc;
+
+	dtc_error_clear(&err);
+	rc = dtcp_container_next(c, it, &err);
+	ck_assert_msg(rc == DTC_OK, "item %lld: rc %d: %s", index, rc,
+	    err.text);
+	ck_assert_int_eq(it->index, index);
+	ck_assert_str_eq(it->kind, kind);
+}
+
+static uint64_t
+get_u(dtcp_container *c, dtcp_item *it, const dtcp_node *map,
+    const char *key)
+{
+	dtc_error err;
+	uint64_t v = 0;
+
+	dtc_error_clear(&err);
+	ck_assert_msg(dtcp_get_u64(c, it, map, key, 1, &v, &err) == DTC_OK,
+	    "%s", err.text);
+	return v;
+}
+
+static int64_t
+get_i(dtcp_container *c, dtcp_item *it, const dtcp_node *map,
+    const char *key)
+{
+	dtc_error err;
+	int64_t v = 0;
+
+	dtc_error_clear(&err);
+	ck_assert_msg(dtcp_get_i64(c, it, map, key, 1, &v, &err) == DTC_OK,
+	    "%s", err.text);
+	return v;
+}
+
+static void
+check_text(dtcp_container *c, dtcp_item *it, const dtcp_node *map,
+    const char *key, const char *want)
+{
+	dtc_error err;
+	const char *s;
+	size_t len;
+
+	dtc_error_clear(&err);
+	ck_assert_msg(dtcp_get_text(c, it, map, key, 1, &s, &len, &err) ==
+	    DTC_OK, "%s", err.text);
+	ck_assert_msg(len == strlen(want) && memcmp(s, want, len) == 0,
+	    "key '%s': '%.*s', expected '%s'", key, (int)len, s, want);
+}
+
+static void
+check_bytes(dtcp_container *c, dtcp_item *it, const char *key,
+    const void *want, size_t wantlen)
+{
+	dtc_error err;
+	const uint8_t *p;
+	size_t len;
+
+	dtc_error_clear(&err);
+	ck_assert_msg(dtcp_get_bytes(c, it, it->nodes, key, 1, &p, &len,
+	    &err) == DTC_OK, "%s", err.text);
+	ck_assert_uint_eq(len, wantlen);
+	ck_assert(wantlen == 0 || memcmp(p, want, len) == 0);
+}
+
+static const dtcp_node *
+get_n(dtcp_container *c, dtcp_item *it, const dtcp_node *map,
+    const char *key, int type)
+{
+	dtc_error err;
+	const dtcp_node *n = NULL;
+
+	dtc_error_clear(&err);
+	ck_assert_msg(dtcp_get_node(c, it, map, key, type, 1, &n, &err) ==
+	    DTC_OK, "%s", err.text);
+	return n;
+}
+
+/* Number of keys of a map (the writer writes no key it does not document) */
+static uint32_t
+nkeys(const dtcp_item *it)
+{
+	return it->nodes[0].count;
+}
+
+static void
+check_recs(dtcp_container *c, dtcp_item *it, const dtc_recdesc *recs,
+    uint32_t nrecs)
+{
+	const dtcp_node *a = get_n(c, it, it->nodes, "recs", DTCP_N_ARRAY);
+	const dtcp_node *r;
+	uint32_t i;
+
+	ck_assert_uint_eq(a->count, nrecs);
+	for (i = 0, r = dtcp_first_child(a); i < nrecs;
+	    i++, r = dtcp_next_sibling(r)) {
+		ck_assert_int_eq(r->type, DTCP_N_MAP);
+		ck_assert_uint_eq(r->count, 7);
+		ck_assert_uint_eq(get_u(c, it, r, "action"), recs[i].action);
+		ck_assert_uint_eq(get_u(c, it, r, "size"), recs[i].size);
+		ck_assert_uint_eq(get_u(c, it, r, "offset"), recs[i].offset);
+		ck_assert_uint_eq(get_u(c, it, r, "alignment"),
+		    recs[i].alignment);
+		ck_assert_uint_eq(get_u(c, it, r, "format"), recs[i].format);
+		ck_assert_uint_eq(get_u(c, it, r, "arg"), recs[i].arg);
+		ck_assert_uint_eq(get_u(c, it, r, "uarg"), recs[i].uarg);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+
+/* Every item kind, written and read back key by key. */
+START_TEST(test_roundtrip)
+{
+	static const dtc_recdesc erecs[] = {
+		{ .action = DTC_ACT_DIFEXPR, .alignment = 8, .format = 0,
+		  .size = 8, .offset = 16, .arg = 0, .uarg = 1 },
+		{ .action = DTC_ACT_PRINTF, .alignment = 1, .format = 3,
+		  .size = 256, .offset = 24, .arg = UINT64_MAX,
+		  .uarg = 0x8000000000000001ull },
+	};
+	static const dtc_recdesc arecs[] = {
+		{ .action = DTC_ACT_DIFEXPR, .alignment = 8, .size = 8,
+		  .offset = 8 },
+		{ .action = DTC_AGG_QUANTIZE, .alignment = 8, .size = 512,
+		  .offset = 16, .arg = 0 },
+	};
+	static const dtc_writer_usym usyms[] = {
+		{ 0x401000, 64, "main" }, { 0x401040, 16, "" },
+	};
+	static const dtc_writer_map maps[] = {
+		{ 0x400000, 0x410000, "/bin/sh", 2, usyms },
+		{ 0x800000000, 0x800100000, "/lib/libc.so.7", 0, NULL },
+	};
+	dtc_probedesc pd = { 7, "syscall", "freebsd", "read", "entry" };
+	dtc_eprobedesc ep = { .epid = 3, .probeid = 7, .uarg = 1, .size = 280,
+	    .nrecs = 2, .recs = erecs };
+	dtc_aggdesc ad = { .id = 2, .epid = 3, .varid = -5, .name = "lat",
+	    .size = 528, .flags = 1, .nrecs = 2, .recs = arecs };
+	dtc_writer_status st = { .pass = 1, .began_on = 2, .ended_on = -1,
+	    .exiting = 1, .exit_status = -3, .dynamic = 1, .dynrinse = 2,
+	    .dyndirty = 3, .spec = 4, .specbusy = 5, .specunavail = 6,
+	    .stkstroverflow = 7, .dblerrors = 8, .errors = UINT64_MAX };
+	uint8_t small[13], *large;
+	const size_t nlarge = 100000;
+	dtc_writer_buf ab = { .pass = 1, .cpu = 0, .data = small,
+	    .size = sizeof(small), .drops = 9 };
+	dtc_writer_buf bb = { .pass = 1, .cpu = 3, .drops = 11, .errors = 12,
+	    .oldest = 4096, .timestamp = 123456789012345ull };
+	dtc_writer_buf eb = { .pass = 2, .cpu = 1, .data = NULL, .size = 0 };
+	dtcp_container *c;
+	dtcp_item it;
+	const dtcp_node *n, *m, *s;
+	dtc_writer *w;
+	dtc_error err;
+	mem mm;
+	size_t i;
+
+	for (i = 0; i < sizeof(small); i++)
+		small[i] = (uint8_t)(0xf0 + i);
+	large = malloc(nlarge);
+	ck_assert_ptr_nonnull(large);
+	for (i = 0; i < nlarge; i++)
+		large[i] = (uint8_t)(i * 31 + (i >> 8));
+	bb.data = large;
+	bb.size = nlarge;
+
+	w = new_writer(&mm);
+	OK(dtc_writer_add_option(w, "quiet", NULL, 1, E));
+	OK(dtc_writer_add_option(w, "bufpolicy", "ring", 0, E));
+	OK(dtc_writer_add_option(w, "strsize", NULL, -2, E));
+	OK(dtc_writer_add_probe(w, &pd, E));
+	OK(dtc_writer_add_eprobe(w, &ep, E));
+	OK(dtc_writer_add_agg(w, &ad, E));
+	OK(dtc_writer_add_format(w, 3, "%d %s\n", E));
+	OK(dtc_writer_add_clock(w, 1000, 1700000000000000000ull, E));
+	OK(dtc_writer_ksyms_begin(w, 3, E));
+	OK(dtc_writer_ksym(w, 0xffffffff80000000ull, 4096, "kernel",
+	    "fop_read", E));
+	OK(dtc_writer_ksym(w, 0xffffffff80001000ull, 16, "zfs", "zio", E));
+	OK(dtc_writer_ksym(w, 0, 0, NULL, NULL, E));
+	OK(dtc_writer_ksyms_end(w, E));
+	OK(dtc_writer_add_proc(w, 100, "sh", 2, maps, E));
+	OK(dtc_writer_add_status(w, &st, E));
+	OK(dtc_writer_add_aggbuf(w, &ab, E));
+	OK(dtc_writer_add_buf(w, &bb, E));
+	OK(dtc_writer_add_buf(w, &eb, E));
+	OK(dtc_writer_add_option(w, "aggsortrev", NULL, 1, E));
+	OK(dtc_writer_end(w, -1, E));
+	mem_close(&mm);
+
+	dtc_error_clear(&err);
+	c = dtcp_container_open_memory(mm.buf, mm.len, "rt", &err);
+	ck_assert_ptr_nonnull(c);
+
+	next_kind(c, &it, 0, "dtsnap");
+	ck_assert_uint_eq(it.offset, 0);
+	ck_assert_uint_eq(nkeys(&it), 10);
+	n = get_n(c, &it, it.nodes, "version", DTCP_N_ARRAY);
+	ck_assert_uint_eq(n->count, 2);
+	ck_assert_uint_eq(dtcp_array_at(n, 0)->u, 1);
+	ck_assert_uint_eq(dtcp_array_at(n, 1)->u, 0);
+	check_text(c, &it, it.nodes, "byteorder", "little");
+	check_text(c, &it, it.nodes, "model", "LP64");
+	check_text(c, &it, it.nodes, "os", "freebsd");
+	check_text(c, &it, it.nodes, "release", "14.1");
+	check_text(c, &it, it.nodes, "host", "box");
+	check_text(c, &it, it.nodes, "producer", "test_writer");
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "ncpu"), 4);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "dt_act_base"), 55);
+
+	/* the three options, as one item, before the probe */
+	next_kind(c, &it, 1, "options");
+	ck_assert_uint_eq(nkeys(&it), 2);
+	n = get_n(c, &it, it.nodes, "options", DTCP_N_MAP);
+	ck_assert_uint_eq(n->count, 3);
+	ck_assert_int_eq(get_i(c, &it, n, "quiet"), 1);
+	check_text(c, &it, n, "bufpolicy", "ring");
+	ck_assert_int_eq(get_i(c, &it, n, "strsize"), -2);
+
+	next_kind(c, &it, 2, "probe");
+	ck_assert_uint_eq(nkeys(&it), 6);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "id"), 7);
+	check_text(c, &it, it.nodes, "provider", "syscall");
+	check_text(c, &it, it.nodes, "module", "freebsd");
+	check_text(c, &it, it.nodes, "function", "read");
+	check_text(c, &it, it.nodes, "name", "entry");
+
+	next_kind(c, &it, 3, "eprobe");
+	ck_assert_uint_eq(nkeys(&it), 6);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "epid"), 3);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "probe"), 7);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "uarg"), 1);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "size"), 280);
+	check_recs(c, &it, erecs, 2);
+
+	next_kind(c, &it, 4, "agg");
+	ck_assert_uint_eq(nkeys(&it), 8);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "id"), 2);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "epid"), 3);
+	ck_assert_int_eq(get_i(c, &it, it.nodes, "varid"), -5);
+	check_text(c, &it, it.nodes, "name", "lat");
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "size"), 528);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "flags"), 1);
+	check_recs(c, &it, arecs, 2);
+
+	next_kind(c, &it, 5, "format");
+	ck_assert_uint_eq(nkeys(&it), 3);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "id"), 3);
+	check_text(c, &it, it.nodes, "string", "%d %s\n");
+
+	next_kind(c, &it, 6, "clock");
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "hrtime"), 1000);
+	ck_assert(get_u(c, &it, it.nodes, "walltime") ==
+	    1700000000000000000ull);
+
+	next_kind(c, &it, 7, "ksyms");
+	ck_assert_uint_eq(nkeys(&it), 2);
+	n = get_n(c, &it, it.nodes, "symbols", DTCP_N_ARRAY);
+	ck_assert_uint_eq(n->count, 3);
+	s = dtcp_array_at(n, 1);
+	ck_assert_int_eq(s->type, DTCP_N_ARRAY);
+	ck_assert_uint_eq(s->count, 4);
+	ck_assert(dtcp_array_at(s, 0)->u == 0xffffffff80001000ull);
+	ck_assert_uint_eq(dtcp_array_at(s, 1)->u, 16);
+	ck_assert_int_eq(dtcp_array_at(s, 2)->type, DTCP_N_TEXT);
+	ck_assert_int_eq(memcmp(dtcp_array_at(s, 2)->ptr, "zfs", 3), 0);
+	ck_assert_int_eq(memcmp(dtcp_array_at(s, 3)->ptr, "zio", 3), 0);
+	s = dtcp_array_at(n, 2);
+	ck_assert_uint_eq(dtcp_array_at(s, 2)->len, 0); /* NULL module: "" */
+
+	next_kind(c, &it, 8, "proc");
+	ck_assert_uint_eq(nkeys(&it), 4);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "pid"), 100);
+	check_text(c, &it, it.nodes, "execname", "sh");
+	n = get_n(c, &it, it.nodes, "maps", DTCP_N_ARRAY);
+	ck_assert_uint_eq(n->count, 2);
+	m = dtcp_array_at(n, 0);
+	ck_assert_uint_eq(m->count, 4);
+	ck_assert_uint_eq(get_u(c, &it, m, "start"), 0x400000);
+	ck_assert_uint_eq(get_u(c, &it, m, "end"), 0x410000);
+	check_text(c, &it, m, "path", "/bin/sh");
+	s = get_n(c, &it, m, "symbols", DTCP_N_ARRAY);
+	ck_assert_uint_eq(s->count, 2);
+	ck_assert_uint_eq(dtcp_array_at(dtcp_array_at(s, 0), 0)->u, 0x401000);
+	ck_assert_uint_eq(dtcp_array_at(dtcp_array_at(s, 0), 1)->u, 64);
+	ck_assert_int_eq(memcmp(dtcp_array_at(dtcp_array_at(s, 0), 2)->ptr,
+	    "main", 4), 0);
+	ck_assert_uint_eq(dtcp_array_at(dtcp_array_at(s, 1), 0)->u, 0x401040);
+	m = dtcp_array_at(n, 1);
+	ck_assert(get_u(c, &it, m, "start") == 0x800000000ull);
+	ck_assert(get_u(c, &it, m, "end") == 0x800100000ull);
+	check_text(c, &it, m, "path", "/lib/libc.so.7");
+	ck_assert_uint_eq(get_n(c, &it, m, "symbols", DTCP_N_ARRAY)->count, 0);
+
+	next_kind(c, &it, 9, "status");
+	ck_assert_uint_eq(nkeys(&it), 15);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "pass"), 1);
+	ck_assert_int_eq(get_i(c, &it, it.nodes, "began_on"), 2);
+	ck_assert_int_eq(get_i(c, &it, it.nodes, "ended_on"), -1);
+	ck_assert_int_eq(get_i(c, &it, it.nodes, "exiting"), 1);
+	ck_assert_int_eq(get_i(c, &it, it.nodes, "exit_status"), -3);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "dynamic"), 1);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "dynrinse"), 2);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "dyndirty"), 3);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "spec"), 4);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "specbusy"), 5);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "specunavail"), 6);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "stkstroverflow"), 7);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "dblerrors"), 8);
+	ck_assert(get_u(c, &it, it.nodes, "errors") == UINT64_MAX);
+
+	next_kind(c, &it, 10, "aggbuf");
+	ck_assert_uint_eq(nkeys(&it), 5);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "pass"), 1);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "cpu"), 0);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "drops"), 9);
+	check_bytes(c, &it, "data", small, sizeof(small));
+
+	next_kind(c, &it, 11, "buf");
+	ck_assert_uint_eq(nkeys(&it), 8);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "pass"), 1);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "cpu"), 3);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "drops"), 11);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "errors"), 12);
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "oldest"), 4096);
+	ck_assert(get_u(c, &it, it.nodes, "timestamp") == 123456789012345ull);
+	check_bytes(c, &it, "data", large, nlarge);
+
+	next_kind(c, &it, 12, "buf");
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "pass"), 2);
+	check_bytes(c, &it, "data", NULL, 0);
+
+	/* an option after the last buffer is written before the end */
+	next_kind(c, &it, 13, "options");
+	n = get_n(c, &it, it.nodes, "options", DTCP_N_MAP);
+	ck_assert_uint_eq(n->count, 1);
+	ck_assert_int_eq(get_i(c, &it, n, "aggsortrev"), 1);
+
+	next_kind(c, &it, 14, "end");
+	ck_assert_uint_eq(nkeys(&it), 2);
+	ck_assert_int_eq(get_i(c, &it, it.nodes, "exit_status"), -1);
+	ck_assert_uint_eq(it.offset + it.size, mm.len);
+
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_EOF);
+	dtcp_container_close(c);
+	free(mm.buf);
+	free(large);
+}
+END_TEST
+
+/* Exact bytes, written out by hand from RFC 8949. */
+START_TEST(test_exact_bytes)
+{
+	uint8_t want[64];
+	size_t n, before, after;
+	dtc_writer *w;
+	mem mm;
+
+	w = new_writer(&mm);
+	/* the header starts: map(10) "t" "dtsnap" "version" [1, 0] */
+	n = util_unhex("aa 61 74 66 64 74 73 6e 61 70"
+	    "67 76 65 72 73 69 6f 6e 82 01 00", want, sizeof(want));
+	before = mem_size(&mm);
+	ck_assert_uint_ge(before, n);
+	ck_assert_int_eq(memcmp(mm.buf, want, n), 0);
+
+	/* {"t":"clock","hrtime":1000,"walltime":1700000000000000000} */
+	OK(dtc_writer_add_clock(w, 1000, 1700000000000000000ull, E));
+	after = mem_size(&mm);
+	n = util_unhex(
+	    "a3"                            /* map(3) */
+	    "61 74"                         /* "t" */
+	    "65 63 6c 6f 63 6b"             /* "clock" */
+	    "66 68 72 74 69 6d 65"          /* "hrtime" */
+	    "19 03 e8"                      /* 1000 */
+	    "68 77 61 6c 6c 74 69 6d 65"    /* "walltime" */
+	    "1b 17 97 9c fe 36 2a 00 00",   /* 0x17979cfe362a0000 */
+	    want, sizeof(want));
+	ck_assert_uint_eq(after - before, n);
+	ck_assert_int_eq(memcmp(mm.buf + before, want, n), 0);
+
+	/* {"t":"end","exit_status":0} */
+	OK(dtc_writer_end(w, 0, E));
+	n = util_unhex("a2 61 74 63 65 6e 64"
+	    "6b 65 78 69 74 5f 73 74 61 74 75 73 00", want, sizeof(want));
+	ck_assert_uint_eq(mm.len - after, n);
+	ck_assert_int_eq(memcmp(mm.buf + after, want, n), 0);
+	mem_close(&mm);
+	free(mm.buf);
+}
+END_TEST
+
+/* A negative integer and a byte string: RFC 8949 3.1 major types 1, 2. */
+START_TEST(test_exact_bytes_buf)
+{
+	static const uint8_t data[3] = { 0x01, 0x02, 0x03 };
+	dtc_writer_buf b = { .pass = 1, .cpu = 0, .data = data, .size = 3,
+	    .drops = 0 };
+	dtc_writer_status st = { .pass = 24, .began_on = -1, .ended_on = -25,
+	    .exiting = 0, .exit_status = 0 };
+	uint8_t want[160];
+	size_t n, before, after;
+	dtc_writer *w;
+	mem mm;
+
+	w = new_writer(&mm);
+	before = mem_size(&mm);
+	OK(dtc_writer_add_aggbuf(w, &b, E));
+	after = mem_size(&mm);
+	n = util_unhex("a5 61 74 66 61 67 67 62 75 66"  /* "t":"aggbuf" */
+	    "64 70 61 73 73 01"                         /* "pass": 1 */
+	    "63 63 70 75 00"                            /* "cpu": 0 */
+	    "64 64 61 74 61 43 01 02 03"                /* "data": h'010203' */
+	    "65 64 72 6f 70 73 00",                     /* "drops": 0 */
+	    want, sizeof(want));
+	ck_assert_uint_eq(after - before, n);
+	ck_assert_int_eq(memcmp(mm.buf + before, want, n), 0);
+
+	OK(dtc_writer_add_status(w, &st, E));
+	before = after;
+	after = mem_size(&mm);
+	n = util_unhex("af 61 74 66 73 74 61 74 75 73"   /* "t":"status" */
+	    "64 70 61 73 73 18 18"                       /* "pass": 24 */
+	    "68 62 65 67 61 6e 5f 6f 6e 20"              /* "began_on": -1 */
+	    "68 65 6e 64 65 64 5f 6f 6e 38 18"           /* "ended_on": -25 */
+	    "67 65 78 69 74 69 6e 67 00"                 /* "exiting": 0 */
+	    "6b 65 78 69 74 5f 73 74 61 74 75 73 00"     /* "exit_status": 0 */
+	    "67 64 79 6e 61 6d 69 63 00"                 /* "dynamic": 0 */
+	    "68 64 79 6e 72 69 6e 73 65 00"              /* "dynrinse": 0 */
+	    "68 64 79 6e 64 69 72 74 79 00"              /* "dyndirty": 0 */
+	    "64 73 70 65 63 00"                          /* "spec": 0 */
+	    "68 73 70 65 63 62 75 73 79 00"              /* "specbusy": 0 */
+	    "6b 73 70 65 63 75 6e 61 76 61 69 6c 00"     /* "specunavail": 0 */
+	    "6e 73 74 6b 73 74 72 6f 76 65 72 66 6c 6f 77 00"
+	                                                 /* "stkstroverflow" */
+	    "69 64 62 6c 65 72 72 6f 72 73 00"           /* "dblerrors": 0 */
+	    "66 65 72 72 6f 72 73 00",                   /* "errors": 0 */
+	    want, sizeof(want));
+	ck_assert_uint_eq(after - before, n);
+	ck_assert_int_eq(memcmp(mm.buf + before, want, n), 0);
+	dtc_writer_free(w);
+	mem_close(&mm);
+	free(mm.buf);
+}
+END_TEST
+
+/* Without dtc_writer_end there is no end item; options still go out. */
+START_TEST(test_no_end)
+{
+	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN" };
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+	const dtcp_node *n;
+	dtc_writer *w;
+	mem mm;
+
+	w = new_writer(&mm);
+	OK(dtc_writer_add_probe(w, &pd, E));
+	OK(dtc_writer_add_option(w, "quiet", NULL, 0, E));
+	OK(dtc_writer_add_option(w, "quiet", "yes", 0, E));  /* replaces */
+	dtc_writer_free(w);
+	mem_close(&mm);
+
+	c = dtcp_container_open_memory(mm.buf, mm.len, NULL, NULL);
+	next_kind(c, &it, 0, "dtsnap");
+	next_kind(c, &it, 1, "probe");
+	next_kind(c, &it, 2, "options");
+	n = get_n(c, &it, it.nodes, "options", DTCP_N_MAP);
+	ck_assert_uint_eq(n->count, 1);
+	check_text(c, &it, n, "quiet", "yes");
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtcp_container_next(c, &it, &err), DTC_EOF);
+	dtcp_container_close(c);
+	free(mm.buf);
+}
+END_TEST
+
+/* Header defaults: producer, dt_act_base by os, big-endian ILP32. */
+START_TEST(test_header_defaults)
+{
+	dtc_writer_header h = { .big_endian = 1, .ilp32 = 1, .os = "illumos",
+	    .ncpu = 1 };
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_writer *w;
+	dtc_error err;
+	char want[64];
+	mem mm;
+
+	mem_open(&mm);
+	dtc_error_clear(&err);
+	w = dtc_writer_new(mm.f, &h, &err);
+	ck_assert_ptr_nonnull(w);
+	dtc_writer_free(w);
+	mem_close(&mm);
+	c = dtcp_container_open_memory(mm.buf, mm.len, NULL, NULL);
+	next_kind(c, &it, 0, "dtsnap");
+	check_text(c, &it, it.nodes, "byteorder", "big");
+	check_text(c, &it, it.nodes, "model", "ILP32");
+	check_text(c, &it, it.nodes, "release", "");
+	check_text(c, &it, it.nodes, "host", "");
+	ck_assert_uint_eq(get_u(c, &it, it.nodes, "dt_act_base"), 49);
+	snprintf(want, sizeof(want), "libdtconsume %s", dtc_version_string());
+	check_text(c, &it, it.nodes, "producer", want);
+	dtcp_container_close(c);
+	free(mm.buf);
+}
+END_TEST
+
+/* Short writes are DTC_E_IO and kill the writer. */
+START_TEST(test_io_errors)
+{
+	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN" };
+	dtc_writer *w;
+	dtc_error err;
+	FILE *f;
+
+	f = fopen("/dev/full", "w");
+	if (f == NULL)
+		return;  /* no /dev/full here */
+	setvbuf(f, NULL, _IONBF, 0);
+	dtc_error_clear(&err);
+	ck_assert_ptr_null(dtc_writer_new(f, &hdr, &err));
+	ck_assert_int_eq(err.code, DTC_E_IO);
+	ck_assert_int_eq(err.item, 0);
+	ck_assert_int_eq(err.offset, 0);
+	ck_assert_str_eq(err.text, "write failed at byte 0: No space left "
+	    "on device");
+	fclose(f);
+
+	/* buffered: the failure shows when the end flushes */
+	f = fopen("/dev/full", "w");
+	ck_assert_ptr_nonnull(f);
+	dtc_error_clear(&err);
+	w = dtc_writer_new(f, &hdr, &err);
+	ck_assert_ptr_nonnull(w);
+	ck_assert_int_eq(dtc_writer_add_probe(w, &pd, &err), DTC_OK);
+	ck_assert_int_eq(dtc_writer_end(w, 0, &err), DTC_FATAL);
+	ck_assert_int_eq(err.code, DTC_E_IO);
+	ck_assert_int_eq(err.item, -1);
+	ck_assert_str_eq(err.text, "write failed flushing the capture: "
+	    "No space left on device");
+	fclose(f);
+}
+END_TEST
+
+START_TEST(test_misuse)
+{
+	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN" };
+	dtc_writer *w;
+	dtc_error err;
+	mem mm;
+
+	w = new_writer(&mm);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtc_writer_add_probe(w, NULL, &err), DTC_FAILED);
+	ck_assert_int_eq(err.code, DTC_E_BADVALUE);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtc_writer_ksym(w, 1, 1, "m", "s", &err), DTC_FAILED);
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtc_writer_add_option(w, NULL, "x", 0, &err),
+	    DTC_FAILED);
+	OK(dtc_writer_ksyms_begin(w, 2, E));
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtc_writer_add_probe(w, &pd, &err), DTC_FAILED);
+	ck_assert_str_eq(err.text, "probe item while the ksyms item is open "
+	    "(0 of 2 symbols written)");
+	OK(dtc_writer_ksym(w, 1, 1, "m", "s", E));
+	/* one symbol short: the item cannot be completed any more */
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtc_writer_ksyms_end(w, &err), DTC_FATAL);
+	ck_assert_int_eq(err.code, DTC_E_BADVALUE);
+	ck_assert_int_eq(err.item, 1);
+	ck_assert_str_eq(err.text,
+	    "ksyms item ended after 1 of the 2 symbols announced");
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtc_writer_add_probe(w, &pd, &err), DTC_FATAL);
+	ck_assert_str_eq(err.text,
+	    "ksyms item ended after 1 of the 2 symbols announced");
+	dtc_error_clear(&err);
+	ck_assert_int_eq(dtc_writer_end(w, 0, &err), DTC_FATAL);
+	mem_close(&mm);
+	free(mm.buf);
+
+	dtc_error_clear(&err);
+	ck_assert_ptr_null(dtc_writer_new(NULL, &hdr, &err));
+	ck_assert_int_eq(err.code, DTC_E_BADVALUE);
+	dtc_writer_free(NULL);
+}
+END_TEST
+
+static Suite *
+writer_suite(void)
+{
+	Suite *s = suite_create("writer");
+	TCase *tc = tcase_create("writer");
+
+	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_exact_bytes);
+	tcase_add_test(tc, test_exact_bytes_buf);
+	tcase_add_test(tc, test_no_end);
+	tcase_add_test(tc, test_header_defaults);
+	tcase_add_test(tc, test_io_errors);
+	tcase_add_test(tc, test_misuse);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return util_run_suite(writer_suite());
+}
