@@ -1,0 +1,2 @@
+/* synth_private.h: not written yet */
+#include "synth.h"

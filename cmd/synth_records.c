@@ -1,0 +1,2 @@
+/* synth_records.c: not written yet */
+#include "synth_private.h"
