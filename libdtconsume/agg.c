@@ -1253,6 +1253,8 @@ sort_default(struct agg_ent **v, size_t n, const struct sortctx *c)
 {
 	size_t i;
 
+	if (n == 0)
+		return;
 	for (i = 0; i < n; i++)
 		prep_sortval(v[i], c->swap);
 	qsort_r(v, n, sizeof(*v), c->keysort ? varkeycmp : varvalcmp,
@@ -1479,7 +1481,7 @@ find_desc(dtcp_aggstate *a, const dtc_reader *r, int64_t varid)
 			a->vdescs[n].desc = d;
 			n++;
 		}
-		if (a->vd_built) {
+		if (a->vd_built && n > 0) {
 			qsort(a->vdescs, n, sizeof(*a->vdescs), vdesccmp);
 			a->nvdescs = n;
 		}
@@ -1515,14 +1517,16 @@ fill_var(dtc_aggvar *v, int64_t varid, const dtc_aggdesc *d)
 }
 
 static void
-fill_val(dtc_aggval *v, const struct agg_ent *e)
+fill_val(dtc_aggval *v, const struct agg_ent *e, int swap)
 {
 	const dtc_recdesc *vr = valrec(e->desc);
 
+	memset(v, 0, sizeof(*v));
 	v->func = vr->action;
 	v->size = vr->size;
-	v->data = e->data + vr->offset;
+	v->data = e->data + vr->offset;   /* the capture's byte order */
 	v->normal = e->normal;
+	v->swapped = swap;
 }
 
 static void
@@ -1572,7 +1576,7 @@ print_one(dtcp_aggstate *a, const dtc_reader *r, struct agg_ent **v,
 		a->rows[i].vals = &a->vals[i];
 		decode_keys(&a->keys[kpos], v[i], swap);
 		kpos += v[i]->desc->nrecs - 2;
-		fill_val(&a->vals[i], v[i]);
+		fill_val(&a->vals[i], v[i], swap);
 		if (!at_exit)
 			mark_printed(a, v[i]);
 	}
@@ -1804,7 +1808,7 @@ print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
 		/* printa order undoes the rotation */
 		for (j = 0; j < nv; j++) {
 			e = b[(j + nv - sortpos) % nv];
-			fill_val(&a->vals[k * nv + j], e);
+			fill_val(&a->vals[k * nv + j], e, swap);
 			mark_printed(a, e);
 		}
 		row->var = &a->vars[0];
