@@ -1,0 +1,874 @@
+/*
+ * model.c - events -> the structured data model (documented in
+ * dt2json(1)); json.c and cbor.c encode it.
+ *
+ * One line per event kind: header, probe (a record set with its records
+ * as typed values), aggregation (a printa() or the end-of-run printing),
+ * exit, drop, error, notice, end.  A key always holds one type: integers
+ * are "value", text "string", raw data "bytes", stacks "frames", and so on.
+ * Values that dtrace prints as text are also given as that text
+ * ("symbol", "message") so that nothing the text output shows is lost.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+typedef struct model {
+	model_out *po;          /* the probe line being built */
+	model_out *oo;          /* every other line */
+	int in_probe;
+	uint64_t seq;           /* line sequence number, per run */
+	uint64_t probe_seq;
+	dtc_buf buf;            /* rendering scratch */
+	int err;
+} model;
+
+#define O(o, op, ...) ((o)->ops->op((o), ##__VA_ARGS__))
+
+static void
+kstr(model_out *o, const char *k, const char *s)
+{
+	O(o, key, k);
+	if (s == NULL)
+		O(o, null);
+	else
+		O(o, str, s, strlen(s));
+}
+
+static void
+ki64(model_out *o, const char *k, int64_t v)
+{
+	O(o, key, k);
+	O(o, i64, v);
+}
+
+static void
+ku64(model_out *o, const char *k, uint64_t v)
+{
+	O(o, key, k);
+	O(o, u64, v);
+}
+
+static int
+endline(model *m, model_out *o)
+{
+	if (O(o, line_end) != 0)
+		m->err = -1;
+	return 0;
+}
+
+static const char *
+act_name(uint16_t a)
+{
+	switch (a) {
+	case DTC_ACT_DIFEXPR: return "trace";
+	case DTC_ACT_EXIT: return "exit";
+	case DTC_ACT_PRINTF: return "printf";
+	case DTC_ACT_PRINTA: return "printa";
+	case DTC_ACT_TRACEMEM: return "tracemem";
+	case DTC_ACT_PRINTM: return "printm";
+	case DTC_ACT_PRINTT: return "printt";
+	case DTC_ACT_USTACK: return "ustack";
+	case DTC_ACT_JSTACK: return "jstack";
+	case DTC_ACT_USYM: return "usym";
+	case DTC_ACT_UMOD: return "umod";
+	case DTC_ACT_UADDR: return "uaddr";
+	case DTC_ACT_SYSTEM: return "system";
+	case DTC_ACT_FREOPEN: return "freopen";
+	case DTC_ACT_STACK: return "stack";
+	case DTC_ACT_SYM: return "sym";
+	case DTC_ACT_MOD: return "mod";
+	default: return "other";
+	}
+}
+
+static const char *
+func_name(uint16_t f)
+{
+	switch (f) {
+	case DTC_AGG_COUNT: return "count";
+	case DTC_AGG_MIN: return "min";
+	case DTC_AGG_MAX: return "max";
+	case DTC_AGG_AVG: return "avg";
+	case DTC_AGG_SUM: return "sum";
+	case DTC_AGG_STDDEV: return "stddev";
+	case DTC_AGG_QUANTIZE: return "quantize";
+	case DTC_AGG_LQUANTIZE: return "lquantize";
+	case DTC_AGG_LLQUANTIZE: return "llquantize";
+	default: return "unknown";
+	}
+}
+
+/* A record libdtrace would print as a string: printable text ended by a
+ * NUL with only NULs after it (or printable text filling the record). */
+static size_t
+as_string(const uint8_t *p, size_t n, int *is)
+{
+	size_t i, len;
+
+	*is = 0;
+	for (i = 0; i < n && p[i] != '\0'; i++)
+		if (p[i] < 0x20 ? !(p[i] >= '\a' && p[i] <= '\r') : p[i] > 0x7e)
+			return 0;
+	len = i;
+	if (len == 0 && n > 0)
+		return 0;
+	for (; i < n; i++)
+		if (p[i] != '\0')
+			return 0;
+	*is = 1;
+	return len;
+}
+
+static void
+int_payload(model_out *o, const dtc_value *v)
+{
+	O(o, key, "value");
+	/* as dtrace prints them: 1- and 2-byte records unsigned */
+	if (v->size <= 2)
+		O(o, u64, v->u);
+	else
+		O(o, i64, v->i);
+}
+
+static void
+bytes_payload(model_out *o, const uint8_t *p, size_t n)
+{
+	int is;
+	size_t len = as_string(p, n, &is);
+
+	if (is) {
+		O(o, key, "string");
+		O(o, str, (const char *)p, len);
+	} else {
+		O(o, key, "bytes");
+		O(o, bytes, p, n);
+	}
+}
+
+static void
+frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
+    uint64_t pid)
+{
+	dtc_symbol s;
+	int found = user ? dtc_usym_lookup(r, pid, pc, &s) :
+	    dtc_ksym_lookup(r, pc, &s);
+
+	O(o, map_begin);
+	O(o, key, "pc");
+	O(o, addr, pc);
+	kstr(o, "module", found ? s.module : NULL);
+	kstr(o, "name", found ? s.name : NULL);
+	O(o, key, "offset");
+	if (found && s.name != NULL)
+		O(o, u64, pc - s.start);
+	else
+		O(o, null);
+	dtc_buf_reset(&m->buf);
+	if (user)
+		dtc_uaddr_text(r, pid, pc, 0, &m->buf);
+	else
+		dtc_frame_text(r, pc, &m->buf);
+	O(o, key, "symbol");
+	O(o, str, m->buf.s, m->buf.len);
+	O(o, map_end);
+}
+
+static void
+frames(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
+{
+	uint32_t i;
+	const char *str = (const char *)v->strtab;
+	size_t left = v->strtab != NULL ? v->strsize : 0;
+
+	O(o, key, "frames");
+	O(o, arr_begin);
+	for (i = 0; i < v->nframes; i++) {
+		uint64_t pc = dtc_value_pc(v, i);
+
+		if (pc == 0)
+			break;
+		if (v->kind == DTC_V_USTACK && left > 0) {
+			size_t n = strnlen(str, left);
+
+			/* a helper's string for this frame (jstack/ustack) */
+			O(o, map_begin);
+			O(o, key, "frame");
+			frame(m, o, r, pc, 1, v->pid);
+			kstr(o, "string", NULL);
+			if (n > 0) {
+				O(o, key, "string");
+				O(o, str, str, n);
+			}
+			O(o, map_end);
+			str += n + 1 < left ? n + 1 : left;
+			left -= n + 1 < left ? n + 1 : left;
+			continue;
+		}
+		frame(m, o, r, pc, v->kind == DTC_V_USTACK, v->pid);
+	}
+	O(o, arr_end);
+}
+
+static void
+symbol_payload(model *m, model_out *o, const dtc_reader *r,
+    const dtc_value *v)
+{
+	dtc_symbol s;
+	int user = v->kind == DTC_V_USYM || v->kind == DTC_V_UMOD ||
+	    v->kind == DTC_V_UADDR;
+	int found;
+
+	if (user) {
+		O(o, key, "pid");
+		O(o, u64, v->pid);
+		found = dtc_usym_lookup(r, v->pid, v->addr, &s);
+	} else {
+		found = dtc_ksym_lookup(r, v->addr, &s);
+	}
+	O(o, key, "addr");
+	O(o, addr, v->addr);
+	kstr(o, "module", found ? s.module : NULL);
+	if (v->kind != DTC_V_MOD && v->kind != DTC_V_UMOD) {
+		kstr(o, "name", found ? s.name : NULL);
+		O(o, key, "offset");
+		if (found && s.name != NULL)
+			O(o, u64, v->addr - s.start);
+		else
+			O(o, null);
+	}
+	dtc_buf_reset(&m->buf);
+	switch (v->kind) {
+	case DTC_V_SYM: dtc_addr_text(r, v->addr, 1, &m->buf); break;
+	case DTC_V_MOD: dtc_mod_text(r, v->addr, &m->buf); break;
+	case DTC_V_USYM: dtc_uaddr_text(r, v->pid, v->addr, 1, &m->buf); break;
+	case DTC_V_UMOD: dtc_umod_text(r, v->pid, v->addr, &m->buf); break;
+	default: dtc_uaddr_text(r, v->pid, v->addr, 0, &m->buf); break;
+	}
+	O(o, key, "symbol");
+	O(o, str, m->buf.s, m->buf.len);
+}
+
+/* The typed payload of a value, into an open map. */
+static void
+payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
+{
+	switch (v->kind) {
+	case DTC_V_INT:
+		int_payload(o, v);
+		break;
+	case DTC_V_BYTES:
+	case DTC_V_OTHER:
+		bytes_payload(o, v->data, v->size);
+		break;
+	case DTC_V_MEMORY:
+	case DTC_V_PRINTM:
+		O(o, key, "bytes");
+		O(o, bytes, v->data, v->size);
+		break;
+	case DTC_V_STACK:
+		frames(m, o, r, v);
+		break;
+	case DTC_V_USTACK:
+		O(o, key, "pid");
+		O(o, u64, v->pid);
+		frames(m, o, r, v);
+		break;
+	case DTC_V_SYM: case DTC_V_MOD: case DTC_V_USYM: case DTC_V_UMOD:
+	case DTC_V_UADDR:
+		symbol_payload(m, o, r, v);
+		break;
+	case DTC_V_EXIT:
+		O(o, key, "status");
+		O(o, i64, v->i);
+		break;
+	default:
+		break;
+	}
+}
+
+/* An aggregation key: a plain scalar where it can be one. */
+static void
+key_value(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
+{
+	int is;
+	size_t len;
+
+	switch (v->kind) {
+	case DTC_V_INT:
+		if (v->size <= 2)
+			O(o, u64, v->u);
+		else
+			O(o, i64, v->i);
+		return;
+	case DTC_V_BYTES:
+		len = as_string(v->data, v->size, &is);
+		if (is) {
+			O(o, str, (const char *)v->data, len);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	O(o, map_begin);
+	payload(m, o, r, v);
+	O(o, map_end);
+}
+
+/* ------------------------------------------------------------ aggs */
+
+static void
+params(model_out *o, const dtc_aggvar *var)
+{
+	O(o, map_begin);
+	if (var->func == DTC_AGG_LQUANTIZE) {
+		int32_t base = (int32_t)(uint32_t)var->arg;
+		uint16_t levels = (uint16_t)(var->arg >> 32);
+		uint16_t step = (uint16_t)(var->arg >> 48);
+
+		ki64(o, "base", base);
+		ku64(o, "step", step);
+		ku64(o, "levels", levels);
+		ki64(o, "limit", (int64_t)base + (int64_t)levels * step);
+	} else if (var->func == DTC_AGG_LLQUANTIZE) {
+		ku64(o, "factor", (uint16_t)(var->arg >> 48));
+		ku64(o, "low", (uint16_t)(var->arg >> 32));
+		ku64(o, "high", (uint16_t)(var->arg >> 16));
+		ku64(o, "nsteps", (uint16_t)var->arg);
+	}
+	O(o, map_end);
+}
+
+static int64_t
+norm(int64_t v, uint64_t normal)
+{
+	return normal > 1 ? v / (int64_t)normal : v;
+}
+
+/* The displayed bucket range, as dtrace trims it. */
+static void
+bucket_range(const dtc_aggval *v, uint32_t n, uint32_t *lo, uint32_t *hi)
+{
+	uint32_t i, first = n, last = 0;
+	dtc_bucket b;
+
+	for (i = 0; i < n; i++) {
+		if (dtc_aggval_bucket(v, i, &b) == 0 && b.count != 0) {
+			if (first == n)
+				first = i;
+			last = i;
+		}
+	}
+	if (first == n) {
+		/* all zero: quantize shows -1, 0, 1; the others their first */
+		if (v->func == DTC_AGG_QUANTIZE) {
+			*lo = 62;
+			*hi = 64;
+		} else {
+			*lo = 0;
+			*hi = v->func == DTC_AGG_LLQUANTIZE ? 1 : 2;
+		}
+	} else {
+		*lo = first > 0 ? first - 1 : 0;
+		*hi = last + 1 < n ? last + 1 : n - 1;
+	}
+	if (*hi >= n)
+		*hi = n - 1;
+}
+
+static void
+agg_value(model_out *o, const dtc_aggval *v)
+{
+	uint32_t n, i, lo, hi;
+	int64_t total = 0;
+	dtc_bucket b;
+
+	O(o, map_begin);
+	switch (v->func) {
+	case DTC_AGG_AVG:
+		ki64(o, "value", dtc_aggval_scalar(v));
+		ku64(o, "count", dtc_aggval_word(v, 0));
+		ki64(o, "sum", (int64_t)dtc_aggval_word(v, 1));
+		break;
+	case DTC_AGG_STDDEV:
+		ku64(o, "value", dtc_aggval_stddev(v));
+		ku64(o, "count", dtc_aggval_word(v, 0));
+		ki64(o, "sum", (int64_t)dtc_aggval_word(v, 1));
+		O(o, key, "sum_sq");
+		O(o, u128, dtc_aggval_word(v, 3), dtc_aggval_word(v, 2));
+		break;
+	case DTC_AGG_QUANTIZE:
+	case DTC_AGG_LQUANTIZE:
+	case DTC_AGG_LLQUANTIZE:
+		n = dtc_aggval_nbuckets(v);
+		for (i = 0; i < n; i++)
+			if (dtc_aggval_bucket(v, i, &b) == 0)
+				total += b.count;
+		ki64(o, "value", norm(total, v->normal));
+		O(o, key, "buckets");
+		O(o, arr_begin);
+		if (n > 0) {
+			bucket_range(v, n, &lo, &hi);
+			for (i = lo; i <= hi; i++) {
+				if (dtc_aggval_bucket(v, i, &b) != 0)
+					continue;
+				O(o, map_begin);
+				O(o, key, "min");
+				if (b.has_min)
+					O(o, i64, b.min);
+				else
+					O(o, null);
+				O(o, key, "max");
+				if (b.has_max)
+					O(o, i64, b.max);
+				else
+					O(o, null);
+				ki64(o, "count", norm(b.count, v->normal));
+				O(o, map_end);
+			}
+		}
+		O(o, arr_end);
+		break;
+	default:
+		ki64(o, "value", dtc_aggval_scalar(v));
+		break;
+	}
+	if (v->normal != 1)
+		ku64(o, "normal", v->normal);
+	O(o, map_end);
+}
+
+static void
+agg_line(model *m, const dtc_event *ev, const dtc_aggprint *ap,
+    const char *trigger)
+{
+	model_out *o = m->oo;
+	const dtc_reader *r = ev->reader;
+	const dtc_aggvar *v0 = ap->nvars > 0 ? &ap->vars[0] : NULL;
+	uint32_t i, k;
+	size_t j;
+
+	O(o, map_begin);
+	kstr(o, "type", "aggregation");
+	ku64(o, "seq", ++m->seq);
+	kstr(o, "trigger", trigger);
+	if (ap->at_exit) {
+		O(o, key, "probe_seq");
+		O(o, null);
+	} else {
+		ku64(o, "probe_seq", m->probe_seq);
+	}
+	kstr(o, "name", v0 != NULL ? v0->name : NULL);
+	kstr(o, "func", v0 != NULL ? func_name(v0->func) : NULL);
+	O(o, key, "params");
+	if (v0 != NULL)
+		params(o, v0);
+	else
+		O(o, null);
+	O(o, key, "names");
+	O(o, arr_begin);
+	for (i = 0; i < ap->nvars; i++)
+		O(o, str, ap->vars[i].name, strlen(ap->vars[i].name));
+	O(o, arr_end);
+	O(o, key, "funcs");
+	O(o, arr_begin);
+	for (i = 0; i < ap->nvars; i++) {
+		const char *f = func_name(ap->vars[i].func);
+		O(o, str, f, strlen(f));
+	}
+	O(o, arr_end);
+	O(o, key, "varids");
+	O(o, arr_begin);
+	for (i = 0; i < ap->nvars; i++)
+		O(o, i64, ap->vars[i].varid);
+	O(o, arr_end);
+	kstr(o, "format", ap->fmt != NULL ? dtc_format_string(ap->fmt) : NULL);
+	O(o, key, "key_desc");
+	O(o, arr_begin);
+	for (k = 0; v0 != NULL && k < v0->nkeys; k++) {
+		O(o, map_begin);
+		kstr(o, "act", act_name(v0->keys[k].action));
+		ku64(o, "size", v0->keys[k].size);
+		O(o, map_end);
+	}
+	O(o, arr_end);
+	O(o, key, "rows");
+	O(o, arr_begin);
+	for (j = 0; j < ap->nrows; j++) {
+		const dtc_aggrow *row = &ap->rows[j];
+		const dtc_aggvar *rv = row->var != NULL ? row->var : v0;
+
+		O(o, map_begin);
+		O(o, key, "keys");
+		O(o, arr_begin);
+		for (k = 0; rv != NULL && k < rv->nkeys; k++)
+			key_value(m, o, r, &row->keys[k]);
+		O(o, arr_end);
+		O(o, key, "values");
+		O(o, arr_begin);
+		for (i = 0; i < ap->nvars; i++)
+			agg_value(o, &row->vals[i]);
+		O(o, arr_end);
+		if (ap->fmt != NULL) {
+			dtc_error err;
+
+			dtc_error_clear(&err);
+			dtc_buf_reset(&m->buf);
+			if (dtc_printa_render(r, ap, row, &m->buf, &err) == DTC_OK) {
+				O(o, key, "message");
+				O(o, str, m->buf.s, m->buf.len);
+			}
+		}
+		O(o, map_end);
+	}
+	O(o, arr_end);
+	O(o, map_end);
+	endline(m, o);
+}
+
+/* ------------------------------------------------------------ events */
+
+int
+model_on_begin(const dtc_event *ev, void *arg)
+{
+	model *m = arg;
+	model_out *o = m->oo;
+	const dtc_header *h = ev->header;
+
+	O(o, map_begin);
+	kstr(o, "type", "header");
+	kstr(o, "schema", "dtconsume");
+	ku64(o, "version", 1);
+	O(o, key, "producer");
+	dtc_buf_reset(&m->buf);
+	dtc_buf_printf(&m->buf, "dtconsume %s", dtc_version_string());
+	O(o, str, m->buf.s, m->buf.len);
+	kstr(o, "source", ev->source);
+	O(o, key, "capture");
+	O(o, map_begin);
+	O(o, key, "version");
+	O(o, arr_begin);
+	O(o, i64, h->version_major);
+	O(o, i64, h->version_minor);
+	O(o, arr_end);
+	kstr(o, "byteorder", h->big_endian ? "big" : "little");
+	kstr(o, "model", h->ilp32 ? "ILP32" : "LP64");
+	kstr(o, "os", h->os);
+	kstr(o, "release", h->release);
+	kstr(o, "host", h->host);
+	kstr(o, "producer", h->producer);
+	ku64(o, "ncpu", h->ncpu);
+	ku64(o, "dt_act_base", h->dt_act_base);
+	O(o, map_end);
+	O(o, map_end);
+	return endline(m, o);
+}
+
+static void
+probe_fields(model_out *o, const dtc_event *ev)
+{
+	const dtc_probedesc *p = ev->probe;
+	uint64_t wall;
+
+	ku64(o, "timestamp", ev->timestamp);
+	O(o, key, "walltime");
+	if (dtc_reader_walltime(ev->reader, ev->timestamp, &wall))
+		O(o, u64, wall);
+	else
+		O(o, null);
+	ki64(o, "cpu", ev->cpu);
+	ku64(o, "epid", ev->ep != NULL ? ev->ep->epid : 0);
+	ku64(o, "id", p != NULL ? p->id : (ev->ep != NULL ? ev->ep->probeid : 0));
+	kstr(o, "provider", p != NULL ? p->provider : NULL);
+	kstr(o, "module", p != NULL ? p->module : NULL);
+	kstr(o, "function", p != NULL ? p->function : NULL);
+	kstr(o, "name", p != NULL ? p->name : NULL);
+}
+
+int
+model_on_probe(const dtc_event *ev, void *arg)
+{
+	model *m = arg;
+	model_out *o = m->po;
+	const dtc_probedesc *p = ev->probe;
+
+	m->probe_seq = ++m->seq;
+	m->in_probe = 1;
+	O(o, map_begin);
+	kstr(o, "type", "probe");
+	ku64(o, "seq", m->probe_seq);
+	probe_fields(o, ev);
+	O(o, key, "probe");
+	if (p != NULL) {
+		dtc_buf_reset(&m->buf);
+		dtc_buf_printf(&m->buf, "%s:%s:%s:%s", p->provider, p->module,
+		    p->function, p->name);
+		O(o, str, m->buf.s, m->buf.len);
+	} else {
+		O(o, null);
+	}
+	ku64(o, "pass", ev->pass);
+	if (ev->flowindent) {
+		kstr(o, "flow", ev->flow == DTC_FLOW_ENTRY ? "entry" :
+		    ev->flow == DTC_FLOW_RETURN ? "return" : NULL);
+		ki64(o, "depth", ev->indent);
+	}
+	O(o, key, "records");
+	O(o, arr_begin);
+	return 0;
+}
+
+int
+model_on_record(const dtc_event *ev, void *arg)
+{
+	model *m = arg;
+	model_out *o = m->po;
+	const dtc_value *v = ev->value;
+	const dtc_reader *r = ev->reader;
+	uint32_t i;
+
+	O(o, map_begin);
+	kstr(o, "act", act_name(v->action));
+	ku64(o, "size", v->size);
+	switch (v->kind) {
+	case DTC_V_PRINTF: {
+		dtc_error err;
+
+		kstr(o, "format", dtc_format_string(v->fmt));
+		dtc_error_clear(&err);
+		dtc_buf_reset(&m->buf);
+		O(o, key, "message");
+		if (dtc_printf_render(r, v, &m->buf, &err) == DTC_OK)
+			O(o, str, m->buf.s, m->buf.len);
+		else
+			O(o, null);
+		if (v->action != DTC_ACT_PRINTF)
+			kstr(o, "notice", v->action == DTC_ACT_SYSTEM ?
+			    "command not executed" : "file not opened");
+		O(o, key, "args");
+		O(o, arr_begin);
+		for (i = 0; i < v->nargs; i++) {
+			O(o, map_begin);
+			ku64(o, "size", v->args[i].size);
+			payload(m, o, r, &v->args[i]);
+			O(o, map_end);
+		}
+		O(o, arr_end);
+		break;
+	}
+	case DTC_V_PRINTA:
+		kstr(o, "format", v->fmt != NULL ? dtc_format_string(v->fmt) :
+		    NULL);
+		O(o, key, "aggregations");
+		O(o, arr_begin);
+		for (i = 0; i < v->agg->nvars; i++)
+			O(o, str, v->agg->vars[i].name,
+			    strlen(v->agg->vars[i].name));
+		O(o, arr_end);
+		ku64(o, "agg_seq", m->seq + 1);
+		agg_line(m, ev, v->agg, "printa");
+		break;
+	case DTC_V_EXIT: {
+		model_out *x = m->oo;
+
+		payload(m, o, r, v);
+		O(x, map_begin);
+		kstr(x, "type", "exit");
+		ku64(x, "seq", ++m->seq);
+		ki64(x, "status", v->i);
+		ku64(x, "probe_seq", m->probe_seq);
+		O(x, map_end);
+		endline(m, x);
+		break;
+	}
+	default:
+		payload(m, o, r, v);
+		break;
+	}
+	O(o, map_end);
+	return 0;
+}
+
+int
+model_on_probe_end(const dtc_event *ev, void *arg)
+{
+	model *m = arg;
+	model_out *o = m->po;
+
+	(void)ev;
+	if (!m->in_probe)
+		return 0;
+	O(o, arr_end);
+	O(o, map_end);
+	m->in_probe = 0;
+	return endline(m, o);
+}
+
+int
+model_on_agg(const dtc_event *ev, void *arg)
+{
+	agg_line(arg, ev, ev->agg, "exit");
+	return 0;
+}
+
+static const char *const dropkinds[] = { "principal", "aggregation",
+	"dynamic", "dynrinse", "dyndirty", "spec", "specbusy", "specunavail",
+	"stkstroverflow", "dblerror" };
+
+/* messages end in a newline for dtrace's stderr; the model drops it */
+static void
+message(model_out *o, const char *k, const char *msg)
+{
+	size_t n = msg != NULL ? strlen(msg) : 0;
+
+	while (n > 0 && msg[n - 1] == '\n')
+		n--;
+	O(o, key, k);
+	if (msg == NULL)
+		O(o, null);
+	else
+		O(o, str, msg, n);
+}
+
+int
+model_on_drop(const dtc_event *ev, void *arg)
+{
+	model *m = arg;
+	model_out *o = m->oo;
+
+	O(o, map_begin);
+	kstr(o, "type", "drop");
+	ku64(o, "seq", ++m->seq);
+	O(o, key, "cpu");
+	if (ev->cpu >= 0)
+		O(o, i64, ev->cpu);
+	else
+		O(o, null);
+	kstr(o, "kind", ev->dropkind >= 0 && ev->dropkind < 10 ?
+	    dropkinds[ev->dropkind] : "unknown");
+	ki64(o, "kind_code", ev->dropkind);
+	ku64(o, "count", ev->count);
+	ku64(o, "pass", ev->pass);
+	message(o, "message", ev->message);
+	O(o, map_end);
+	return endline(m, o);
+}
+
+int
+model_on_error(const dtc_event *ev, void *arg)
+{
+	model *m = arg;
+	model_out *o = m->oo;
+	static const char *const faults[] = { "unknown", "badaddr",
+	    "badalign", "illop", "divzero", "noscratch", "kpriv", "upriv",
+	    "tupoflow", "badstack" };
+
+	O(o, map_begin);
+	kstr(o, "type", "error");
+	ku64(o, "seq", ++m->seq);
+	probe_fields(o, ev);
+	ku64(o, "fault_epid", ev->fault_epid);
+	O(o, key, "fault_probe");
+	if (ev->fault_probe != NULL) {
+		const dtc_probedesc *p = ev->fault_probe;
+
+		dtc_buf_reset(&m->buf);
+		dtc_buf_printf(&m->buf, "%s:%s:%s:%s", p->provider, p->module,
+		    p->function, p->name);
+		O(o, str, m->buf.s, m->buf.len);
+	} else {
+		O(o, null);
+	}
+	kstr(o, "fault", ev->fault == 1000 ? "library" :
+	    ev->fault < 10 ? faults[ev->fault] : "unknown");
+	ku64(o, "fault_code", ev->fault);
+	ku64(o, "action_index", ev->action);
+	O(o, key, "dif_offset");
+	if (ev->difoffset >= 0)
+		O(o, i64, ev->difoffset);
+	else
+		O(o, null);
+	O(o, key, "addr");
+	O(o, addr, ev->fault_addr);
+	message(o, "message", ev->message);
+	O(o, map_end);
+	return endline(m, o);
+}
+
+int
+model_on_notice(const dtc_event *ev, void *arg)
+{
+	model *m = arg;
+	model_out *o = m->oo;
+
+	O(o, map_begin);
+	kstr(o, "type", "notice");
+	ku64(o, "seq", ++m->seq);
+	ki64(o, "code", ev->notice);
+	message(o, "message", ev->message);
+	O(o, map_end);
+	return endline(m, o);
+}
+
+int
+model_on_end(const dtc_event *ev, void *arg)
+{
+	model *m = arg;
+	model_out *o = m->oo;
+
+	O(o, map_begin);
+	kstr(o, "type", "end");
+	ku64(o, "seq", ++m->seq);
+	O(o, key, "complete");
+	O(o, boolean, ev->complete);
+	O(o, key, "exit_status");
+	if (ev->exit_status >= 0)
+		O(o, i64, ev->exit_status);
+	else
+		O(o, null);
+	ku64(o, "records", ev->nrecords);
+	ku64(o, "drops", ev->ndrops);
+	ku64(o, "errors", ev->nerrors);
+	O(o, map_end);
+	endline(m, o);
+	m->seq = 0;
+	return m->err;
+}
+
+void *
+model_create(const dtc_emitter_opts *opts, model_out *po, model_out *oo)
+{
+	model *m;
+
+	(void)opts;
+	if (po == NULL || oo == NULL || (m = calloc(1, sizeof(*m))) == NULL) {
+		if (po != NULL)
+			po->ops->free(po);
+		if (oo != NULL)
+			oo->ops->free(oo);
+		return NULL;
+	}
+	m->po = po;
+	m->oo = oo;
+	dtc_buf_init(&m->buf);
+	return m;
+}
+
+int
+model_destroy(void *state)
+{
+	model *m = state;
+	int err;
+
+	if (m == NULL)
+		return 0;
+	err = m->err;
+	m->po->ops->free(m->po);
+	m->oo->ops->free(m->oo);
+	dtc_buf_free(&m->buf);
+	free(m);
+	return err;
+}

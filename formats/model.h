@@ -1,0 +1,74 @@
+/*
+ * model.h - the structured data model shared by the JSON and CBOR outputs.
+ *
+ * model.c turns events into a tree of typed values (one top-level map per
+ * output line) through the small builder interface below; json.c builds
+ * jansson values from it and cbor.c encodes CBOR with libcbor.  So the two
+ * encodings cannot drift apart: they differ only where the encodings do
+ * (integers beyond 2^53 and addresses as strings in JSON, byte strings as
+ * hex in JSON, 128-bit integers as bignums in CBOR).
+ */
+#ifndef DTC_MODEL_H
+#define DTC_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "emitter.h"
+
+typedef struct model_out model_out;
+
+/* One output line is built between line_begin and line_end; maps take
+ * key() before each value. The builder must allow two lines to be under
+ * construction at once (a printa's aggregation line is written while its
+ * probe line is still open): each line has its own model_out. */
+typedef struct model_ops {
+	void (*map_begin)(model_out *o);
+	void (*map_end)(model_out *o);
+	void (*arr_begin)(model_out *o);
+	void (*arr_end)(model_out *o);
+	void (*key)(model_out *o, const char *k);
+	void (*i64)(model_out *o, int64_t v);
+	void (*u64)(model_out *o, uint64_t v);
+	void (*addr)(model_out *o, uint64_t v);    /* JSON "0x..." */
+	void (*u128)(model_out *o, uint64_t hi, uint64_t lo);
+	void (*str)(model_out *o, const char *s, size_t len);
+	void (*bytes)(model_out *o, const void *p, size_t len); /* JSON hex */
+	void (*dbl)(model_out *o, double v);
+	void (*null)(model_out *o);
+	void (*boolean)(model_out *o, int v);
+	/* write the finished line; 0 or -1 on a write error */
+	int (*line_end)(model_out *o);
+	void (*free)(model_out *o);
+} model_ops;
+
+struct model_out {
+	const model_ops *ops;
+	FILE *fp;
+};
+
+/* Backends: a fresh builder writing lines to fp. */
+model_out *model_json_new(FILE *fp);
+model_out *model_cbor_new(FILE *fp);
+
+/* The emitter over a pair of builders (probe lines, other lines). */
+void *model_create(const dtc_emitter_opts *o, model_out *probe_line,
+    model_out *other_line);
+int model_destroy(void *state);
+int model_on_begin(const dtc_event *ev, void *arg);
+int model_on_probe(const dtc_event *ev, void *arg);
+int model_on_record(const dtc_event *ev, void *arg);
+int model_on_probe_end(const dtc_event *ev, void *arg);
+int model_on_agg(const dtc_event *ev, void *arg);
+int model_on_drop(const dtc_event *ev, void *arg);
+int model_on_error(const dtc_event *ev, void *arg);
+int model_on_notice(const dtc_event *ev, void *arg);
+int model_on_end(const dtc_event *ev, void *arg);
+#define MODEL_HANDLER { \
+	.begin = model_on_begin, .probe = model_on_probe, \
+	.record = model_on_record, .probe_end = model_on_probe_end, \
+	.agg = model_on_agg, .drop = model_on_drop, .error = model_on_error, \
+	.notice = model_on_notice, .end = model_on_end }
+
+#endif
