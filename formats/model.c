@@ -150,7 +150,7 @@ bytes_payload(model_out *o, const uint8_t *p, size_t n)
 
 static void
 frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
-    uint64_t pid)
+    uint64_t pid, const char *helper, size_t hlen)
 {
 	dtc_symbol s;
 	int found = user ? dtc_usym_lookup(r, pid, pc, &s) :
@@ -173,6 +173,11 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 		dtc_frame_text(r, pc, &m->buf);
 	O(o, key, "symbol");
 	O(o, str, m->buf.s, m->buf.len);
+	if (helper != NULL) {
+		/* the ustack helper's (jstack's) text for this frame */
+		O(o, key, "string");
+		O(o, str, helper, hlen);
+	}
 	O(o, map_end);
 }
 
@@ -181,7 +186,7 @@ frames(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 {
 	uint32_t i;
 	const char *str = (const char *)v->strtab;
-	size_t left = v->strtab != NULL ? v->strsize : 0;
+	size_t left = v->strtab != NULL ? v->strsize : 0, n, step;
 
 	O(o, key, "frames");
 	O(o, arr_begin);
@@ -190,24 +195,14 @@ frames(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 
 		if (pc == 0)
 			break;
-		if (v->kind == DTC_V_USTACK && left > 0) {
-			size_t n = strnlen(str, left);
-
-			/* a helper's string for this frame (jstack/ustack) */
-			O(o, map_begin);
-			O(o, key, "frame");
-			frame(m, o, r, pc, 1, v->pid);
-			kstr(o, "string", NULL);
-			if (n > 0) {
-				O(o, key, "string");
-				O(o, str, str, n);
-			}
-			O(o, map_end);
-			str += n + 1 < left ? n + 1 : left;
-			left -= n + 1 < left ? n + 1 : left;
-			continue;
+		n = left > 0 ? strnlen(str, left) : 0;
+		frame(m, o, r, pc, v->kind == DTC_V_USTACK, v->pid,
+		    n > 0 ? str : NULL, n);
+		if (left > 0) {
+			step = n + 1 < left ? n + 1 : left;
+			str += step;
+			left -= step;
 		}
-		frame(m, o, r, pc, v->kind == DTC_V_USTACK, v->pid);
 	}
 	O(o, arr_end);
 }
