@@ -1,0 +1,38 @@
+#!/bin/sh
+# JSON Lines and CBOR outputs over every fixture: every dt2json line
+# parses with the real jq, and the CBOR output decoded with python3-cbor2
+# equals the JSON output object for object.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=.}"
+: "${JQ:=jq}" "${PYTHON3:=/usr/bin/python3}"
+command -v "$JQ" >/dev/null 2>&1 || { echo "jq not found"; exit 77; }
+"$PYTHON3" -c 'import cbor2' 2>/dev/null || { echo "python3-cbor2 not found"; exit 77; }
+DTSNAP="$top_builddir/cmd/dtsnap"
+DT2JSON="$top_builddir/cmd/dt2json"
+DTCONSUME="$top_builddir/cmd/dtconsume"
+work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-json.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+n=0 fail=0
+for desc in $(find "$top_srcdir/testdata" -name desc.json -o -name '*.synth.json' | sort); do
+	dir=$(dirname "$desc")
+	[ -f "$dir/skip" ] && continue
+	n=$((n + 1))
+	snap="$work/$n.dtsnap"
+	"$DTSNAP" synth "$desc" -o "$snap" 2>/dev/null || continue
+	"$DT2JSON" "$snap" >"$work/$n.jsonl" 2>/dev/null
+	"$DTCONSUME" -f cbor "$snap" >"$work/$n.cbor" 2>/dev/null
+	if ! "$JQ" -c . <"$work/$n.jsonl" >/dev/null 2>"$work/jq.err"; then
+		echo "FAIL jq: $desc: $(head -n 1 "$work/jq.err")"
+		fail=$((fail + 1))
+		continue
+	fi
+	if ! "$PYTHON3" "$top_srcdir/cmd/tests/cbor_vs_json.py" \
+	    "$work/$n.cbor" "$work/$n.jsonl" >"$work/cmp.out"; then
+		echo "FAIL cbor != json: $desc"
+		cat "$work/cmp.out"
+		fail=$((fail + 1))
+	fi
+done
+echo "$((n - fail))/$n fixtures: JSON parses with jq and CBOR equals JSON"
+[ $n -gt 0 ] || exit 77
+[ $fail -eq 0 ]
