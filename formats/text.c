@@ -75,7 +75,6 @@ typedef struct text_state {
 	dtc_buf buf;             /* printf/printa/histogram renderings */
 	dtc_buf sym;             /* symbol texts */
 	int utf8_checked, utf8;  /* aggpack glyph set, decided once */
-	int aborted;             /* some capture was aborted (sticky) */
 	/* per capture */
 	int heading;             /* chew()'s static "heading printed" */
 	int endnl;               /* the end-of-run "\n" is out */
@@ -88,7 +87,6 @@ typedef struct packinfo {
 	int hist, pack;          /* agghist / aggpack apply */
 	int hdr;                 /* the header was printed */
 	int zoom;
-	int swap;                /* capture byte order differs from ours */
 	long double total;
 	int positives, negatives;
 	int minbin, maxbin;      /* quantize: over every row */
@@ -245,7 +243,6 @@ abort_capture(text_state *st, const char *what, const char *msg)
 	errsync(st);
 	fprintf(st->err, "dtrace: %s: %s\n", what, msg);
 	st->cap_abort = 1;
-	st->aborted = 1;
 	return DTC_EMIT_ABORT;
 }
 
@@ -763,13 +760,14 @@ quantize_packed(text_state *st, const dtc_reader *r, const dtc_aggval *v,
 	olld(st, minval, ndigits(minval));
 	oput(st, " :", 2);
 	for (i = min; i <= max; i++) {
-		int64_t d = word(v->data + 8 * i, pk->swap);
+		int64_t d = (int64_t)dtc_aggval_word(v, (uint32_t)i);
 
 		quantize_total(pk, d, &total);
 		count += d;
 	}
 	for (i = min; i <= max; i++)
-		packed_glyph(st, r, word(v->data + 8 * i, pk->swap), total);
+		packed_glyph(st, r, (int64_t)dtc_aggval_word(v, (uint32_t)i),
+		    total);
 	oput(st, ": ", 2);
 	olld(st, maxval, -ndigits(maxval));
 	oput(st, " | ", 3);
@@ -787,25 +785,23 @@ lquantize_packed(text_state *st, const dtc_reader *r, const dtc_aggval *v,
 	char c[32];
 	unsigned step, levels, i;
 	int base, n;
-	const uint8_t *data = v->data + 8;
 
 	if (v->size < 8)
 		return -1;
-	lquantize_params((uint64_t)word(v->data, pk->swap), &base, &step,
-	    &levels);
+	lquantize_params(dtc_aggval_word(v, 0), &base, &step, &levels);
 	if (v->size - 8 != 8 * (levels + 2))
 		return -1;
 	n = snprintf(c, sizeof(c), "< %d", base);
 	ostrw(st, c, (size_t)n, 8);
 	oput(st, " :", 2);
 	for (i = 0; i <= levels + 1; i++) {
-		int64_t d = word(data + 8 * i, pk->swap);
+		int64_t d = (int64_t)dtc_aggval_word(v, 1 + i);
 
 		quantize_total(pk, d, &total);
 		count += d;
 	}
 	for (i = 0; i <= levels + 1; i++)
-		packed_glyph(st, r, word(data + 8 * i, pk->swap), total);
+		packed_glyph(st, r, (int64_t)dtc_aggval_word(v, 1 + i), total);
 	n = snprintf(c, sizeof(c), ">= %d",
 	    (int)(int32_t)((uint32_t)base + levels * step));
 	oput(st, ": ", 2);
@@ -848,10 +844,10 @@ is_scalar_func(uint16_t f)
 
 /* The value dt_aggregate_total() adds up for one row. */
 static int64_t
-total_value(const dtc_aggval *v, int swap)
+total_value(const dtc_aggval *v)
 {
 	dtc_aggval one;
-	int64_t n;
+	int64_t n, s;
 
 	if (v->size < 8)
 		return 0;
@@ -861,13 +857,14 @@ total_value(const dtc_aggval *v, int swap)
 		one.normal = 1;
 		return (int64_t)dtc_aggval_stddev(&one);
 	case DTC_AGG_AVG:
-		if (v->size < 16 || (n = word(v->data, swap)) == 0)
+		if (v->size < 16 || (n = (int64_t)dtc_aggval_word(v, 0)) == 0)
 			return 0;
-		if (n == -1 && word(v->data + 8, swap) == INT64_MIN)
+		s = (int64_t)dtc_aggval_word(v, 1);
+		if (n == -1 && s == INT64_MIN)
 			return INT64_MIN;
-		return word(v->data + 8, swap) / n;
+		return s / n;
 	default:
-		return word(v->data, swap);
+		return (int64_t)dtc_aggval_word(v, 0);
 	}
 }
 
@@ -889,13 +886,11 @@ packinfo_init(packinfo *pk, const dtc_reader *r, const dtc_aggprint *ap)
 	if (!pk->hist && !pk->pack)
 		return;
 	pk->zoom = opt_set(r, "aggzoom");
-	pk->swap = capture_swapped(r);
 	if (pk->hist) {
 		long double total = 0;
 
 		for (i = 0; i < ap->nrows; i++) {
-			int64_t val = total_value(&ap->rows[i].vals[0],
-			    pk->swap);
+			int64_t val = total_value(&ap->rows[i].vals[0]);
 
 			if (val > 0)
 				pk->positives = 1;
@@ -923,7 +918,7 @@ packinfo_init(packinfo *pk, const dtc_reader *r, const dtc_aggprint *ap)
 			if (v->size != QUANTIZE_NBUCKETS * 8)
 				continue;
 			for (j = 0; j < QUANTIZE_NBUCKETS; j++) {
-				if (word(v->data + 8 * j, pk->swap) == 0)
+				if (dtc_aggval_word(v, (uint32_t)j) == 0)
 					continue;
 				if (min == -1)
 					min = j;
@@ -1098,8 +1093,8 @@ print_val(text_state *st, const dtc_reader *r, const dtc_aggval *v,
 	}
 	if (pk->hist) {
 		oc(st, ' ');
-		quantline(st, r, v->size >= 8 ? word(v->data, pk->swap) : 0,
-		    v->normal, pk->total, pk->positives, pk->negatives);
+		quantline(st, r, (int64_t)dtc_aggval_word(v, 0), v->normal,
+		    pk->total, pk->positives, pk->negatives);
 		return 0;
 	}
 	oc(st, ' ');

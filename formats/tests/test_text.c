@@ -254,6 +254,17 @@ w64(const uint8_t *p)
 	return v;
 }
 
+uint64_t
+dtc_aggval_word(const dtc_aggval *v, uint32_t i)
+{
+	uint64_t w;
+
+	if ((uint64_t)i * 8 + 8 > v->size)
+		return 0;
+	memcpy(&w, v->data + 8 * i, 8);
+	return v->swapped ? __builtin_bswap64(w) : w;
+}
+
 int64_t
 dtc_aggval_scalar(const dtc_aggval *v)
 {
@@ -1870,6 +1881,45 @@ START_TEST(test_agghist)
 }
 END_TEST
 
+/* agghist with both signs: half bars either side of the axis (5.2); and
+ * aggzoom: the total is the largest |value| / 0.95, truncated */
+START_TEST(test_agghist_signs_zoom)
+{
+	static const uint32_t ks[] = { 8 };
+	static const int64_t neg = -1, pos = 3, one = 1;
+	aggfix f, g;
+
+	fix_init(&f, DTC_AGG_SUM, 1, ks);
+	fix_row(&f, &neg, 1);
+	f.keys[0][0] = v_int(8, 1);
+	fix_row(&f, &pos, 1);
+	f.keys[1][0] = v_int(8, 2);
+	fix_init(&g, DTC_AGG_COUNT, 0, NULL);
+	g.var.varid = 2;
+	fix_row(&g, &one, 1);
+	fix_row(&g, &pos, 1);
+	h_open(0);
+	set_opt(&H.rd, "agghist", 1, NULL);
+	H.quiet = 1;
+	begin();
+	agg_at_exit(&f.ap);
+	set_opt(&H.rd, "aggzoom", 1, NULL);
+	agg_at_exit(&g.ap);
+	end();
+	CHECK_OUT("\n"
+	    "\n              key  ------------- Distribution ------------- "
+	    "count    \n"
+	    "                1                @@@@@|                     -1"
+	    "       \n"
+	    "                2                     |@@@@@@@@@@@@@@@      3"
+	    "        \n"
+	    "\n           value  ------------- Distribution ------------- "
+	    "count    \n"
+	    " |@@@@@@@@@@@@@                            1        \n"
+	    " |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 3        \n", "");
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* End of run, drops, errors, notices                                  */
 /* ------------------------------------------------------------------ */
@@ -2073,6 +2123,7 @@ suite(void)
 	tcase_add_test(t, test_aggpack_ascii);
 	tcase_add_test(t, test_aggpack_quantize);
 	tcase_add_test(t, test_agghist);
+	tcase_add_test(t, test_agghist_signs_zoom);
 	tcase_add_test(t, test_agg_exit_failure);
 	suite_add_tcase(s, t);
 
