@@ -244,27 +244,36 @@ hash_key(const dtc_aggdesc *d, const uint8_t *e)
 	return h;
 }
 
-static int
-rehash(dtcp_aggstate *a, size_t nb)
+/* Chain every live entry into the current bucket array. */
+static void
+relink(dtcp_aggstate *a)
 {
-	uint32_t *b;
 	size_t i;
 
-	if ((b = calloc(nb, sizeof(*b))) == NULL)
-		return -1;
-	free(a->buckets);
-	a->buckets = b;
-	a->nbuckets = nb;
+	memset(a->buckets, 0, a->nbuckets * sizeof(*a->buckets));
 	for (i = 0; i < a->nents; i++) {
 		struct agg_ent *e = &a->ents[i];
 		size_t k;
 
 		if (e->dead)
 			continue;
-		k = e->hash & (nb - 1);
-		e->next = b[k];
-		b[k] = (uint32_t)i + 1;
+		k = e->hash & (a->nbuckets - 1);
+		e->next = a->buckets[k];
+		a->buckets[k] = (uint32_t)i + 1;
 	}
+}
+
+static int
+rehash(dtcp_aggstate *a, size_t nb)
+{
+	uint32_t *b;
+
+	if ((b = calloc(nb, sizeof(*b))) == NULL)
+		return -1;
+	free(a->buckets);
+	a->buckets = b;
+	a->nbuckets = nb;
+	relink(a);
 	return 0;
 }
 
@@ -436,29 +445,23 @@ mod_base(dtcp_aggstate *a, const dtc_reader *r, uint64_t addr, uint64_t *base)
 	size_t lo, hi;
 
 	memset(&s, 0, sizeof(s));
-	if (!dtc_ksym_lookup(r, addr, &s) || s.module == NULL)
+	if (!dtc_ksym_lookup(r, addr, &s) || s.module == NULL ||
+	    mods_build(a, dtcp_reader_meta(r)) != 0)
 		return 0;
-	if (mods_build(a, dtcp_reader_meta(r)) == 0) {
-		lo = 0;
-		hi = a->nmods;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			int c = strcmp(a->mods[mid].module, s.module);
+	lo = 0;
+	hi = a->nmods;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(a->mods[mid].module, s.module);
 
-			if (c == 0) {
-				*base = a->mods[mid].base;
-				return 1;
-			}
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
+		if (c == 0) {
+			*base = a->mods[mid].base;
+			return 1;
 		}
-	}
-	/* module-only answer: its start is the module's */
-	if (s.name == NULL) {
-		*base = s.start;
-		return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
 	return 0;
 }
@@ -471,7 +474,8 @@ umap_base(const dtc_reader *r, uint64_t pid, uint64_t addr, uint64_t *base)
 	const dtcp_proc *p = NULL;
 	size_t i, lo, hi;
 
-	for (i = 0; i < m->nprocs; i++) {
+	/* as dtc_usym_lookup: no pid 0, the newest description wins */
+	for (i = m->nprocs; pid != 0 && i-- > 0;) {
 		if (m->procs[i].pid == pid) {
 			p = &m->procs[i];
 			break;
@@ -1386,8 +1390,9 @@ compact(dtcp_aggstate *a)
 	a->nents = n;
 	a->ndead = 0;
 	a->live_bytes = live;
+	/* indexes moved: rechain in place (no allocation that could fail) */
 	if (a->nbuckets != 0)
-		(void)rehash(a, a->nbuckets);
+		relink(a);
 }
 
 void
