@@ -78,7 +78,8 @@ decode_file(cli *c, const char *path, unsigned flags, const struct opt *opts,
 		}
 	}
 	for (;;) {
-		dtc_error_clear(&err);
+		if (err.code != DTC_E_NONE)
+			dtc_error_clear(&err);
 		rc = dtc_next(r, &ev, &err);
 		if (rc == DTC_EOF)
 			break;

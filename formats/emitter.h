@@ -32,6 +32,10 @@ typedef struct dtc_emitter {
 	dtc_handler handler;
 } dtc_emitter;
 
+/* A callback's return value: processing aborted (the emitter has already
+ * said why, as dtrace does); stop this capture and exit 1. */
+#define DTC_EMIT_ABORT 2
+
 const dtc_emitter *dtc_emitter_find(const char *name);
 /* NULL-terminated list, for --help */
 const dtc_emitter *const *dtc_emitter_list(void);

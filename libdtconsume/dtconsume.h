@@ -462,6 +462,9 @@ typedef struct dtc_symbol {
 int dtc_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym);
 int dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
     dtc_symbol *sym);
+/* 1 when the capture describes process pid (a proc item): offline, the
+ * equivalent of libdtrace having grabbed the process. */
+int dtc_proc_known(const dtc_reader *r, uint64_t pid);
 
 /* Text as dtrace(1) would print it for an address (no padding):
  * kernel  "mod`sym+0x1f" / "mod`sym" / "mod`0xaddr" / "0xaddr" */

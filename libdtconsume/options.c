@@ -18,7 +18,7 @@
 #include "dtc_private.h"
 
 enum kind { CT, RT, DRT };
-enum parse { P_BOOL, P_SIZE, P_RATE, P_STRSIZE, P_POLICY, P_RESIZE,
+enum parse { P_RUNTIME, P_SIZE, P_RATE, P_STRSIZE, P_POLICY, P_RESIZE,
 	P_ENCODING, P_FLAG, P_ANY };
 
 static const struct option {
@@ -55,30 +55,30 @@ static const struct option {
 	{ "aggsize", RT, P_SIZE, -1 }, { "bufsize", RT, P_SIZE, -1 },
 	{ "bufpolicy", RT, P_POLICY, DTCP_OPT_BUFPOLICY },
 	{ "bufresize", RT, P_RESIZE, -1 }, { "cleanrate", RT, P_RATE, -1 },
-	{ "cpu", RT, P_BOOL, -1 },
-	{ "destructive", RT, P_BOOL, DTCP_OPT_DESTRUCTIVE },
-	{ "dynvarsize", RT, P_SIZE, -1 }, { "grabanon", RT, P_BOOL, -1 },
-	{ "jstackframes", RT, P_BOOL, DTCP_OPT_JSTACKFRAMES },
+	{ "cpu", RT, P_RUNTIME, -1 },
+	{ "destructive", RT, P_RUNTIME, DTCP_OPT_DESTRUCTIVE },
+	{ "dynvarsize", RT, P_SIZE, -1 }, { "grabanon", RT, P_RUNTIME, -1 },
+	{ "jstackframes", RT, P_RUNTIME, DTCP_OPT_JSTACKFRAMES },
 	{ "jstackstrsize", RT, P_SIZE, DTCP_OPT_JSTACKSTRSIZE },
-	{ "nspec", RT, P_BOOL, -1 }, { "specsize", RT, P_SIZE, -1 },
-	{ "stackframes", RT, P_BOOL, DTCP_OPT_STACKFRAMES },
+	{ "nspec", RT, P_RUNTIME, -1 }, { "specsize", RT, P_SIZE, -1 },
+	{ "stackframes", RT, P_RUNTIME, DTCP_OPT_STACKFRAMES },
 	{ "statusrate", RT, P_RATE, -1 },
 	{ "strsize", RT, P_STRSIZE, DTCP_OPT_STRSIZE },
-	{ "ustackframes", RT, P_BOOL, DTCP_OPT_USTACKFRAMES },
-	{ "temporal", RT, P_BOOL, DTCP_OPT_TEMPORAL },
+	{ "ustackframes", RT, P_RUNTIME, DTCP_OPT_USTACKFRAMES },
+	{ "temporal", RT, P_RUNTIME, DTCP_OPT_TEMPORAL },
 	/* dynamic run-time: setopt() may change them while tracing */
-	{ "agghist", DRT, P_BOOL, DTCP_OPT_AGGHIST },
-	{ "aggpack", DRT, P_BOOL, DTCP_OPT_AGGPACK },
+	{ "agghist", DRT, P_RUNTIME, DTCP_OPT_AGGHIST },
+	{ "aggpack", DRT, P_RUNTIME, DTCP_OPT_AGGPACK },
 	{ "aggrate", DRT, P_RATE, -1 },
-	{ "aggsortkey", DRT, P_BOOL, DTCP_OPT_AGGSORTKEY },
-	{ "aggsortkeypos", DRT, P_BOOL, DTCP_OPT_AGGSORTKEYPOS },
-	{ "aggsortpos", DRT, P_BOOL, DTCP_OPT_AGGSORTPOS },
-	{ "aggsortrev", DRT, P_BOOL, DTCP_OPT_AGGSORTREV },
-	{ "aggzoom", DRT, P_BOOL, DTCP_OPT_AGGZOOM },
-	{ "flowindent", DRT, P_BOOL, DTCP_OPT_FLOWINDENT },
-	{ "quiet", DRT, P_BOOL, DTCP_OPT_QUIET },
-	{ "rawbytes", DRT, P_BOOL, DTCP_OPT_RAWBYTES },
-	{ "stackindent", DRT, P_BOOL, DTCP_OPT_STACKINDENT },
+	{ "aggsortkey", DRT, P_RUNTIME, DTCP_OPT_AGGSORTKEY },
+	{ "aggsortkeypos", DRT, P_RUNTIME, DTCP_OPT_AGGSORTKEYPOS },
+	{ "aggsortpos", DRT, P_RUNTIME, DTCP_OPT_AGGSORTPOS },
+	{ "aggsortrev", DRT, P_RUNTIME, DTCP_OPT_AGGSORTREV },
+	{ "aggzoom", DRT, P_RUNTIME, DTCP_OPT_AGGZOOM },
+	{ "flowindent", DRT, P_RUNTIME, DTCP_OPT_FLOWINDENT },
+	{ "quiet", DRT, P_RUNTIME, DTCP_OPT_QUIET },
+	{ "rawbytes", DRT, P_RUNTIME, DTCP_OPT_RAWBYTES },
+	{ "stackindent", DRT, P_RUNTIME, DTCP_OPT_STACKINDENT },
 	{ "switchrate", DRT, P_RATE, -1 },
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -99,8 +99,10 @@ find(const char *name)
 {
 	size_t i;
 
+	/* emitters look options up per record: reject on the first letter */
 	for (i = 0; i < NOPTIONS; i++)
-		if (strcmp(options[i].name, name) == 0)
+		if (options[i].name[0] == name[0] &&
+		    strcmp(options[i].name, name) == 0)
 			return &options[i];
 	return NULL;
 }
@@ -113,9 +115,10 @@ dtcp_options_lookup(const char *name)
 	return op != NULL ? op->id : -1;
 }
 
-/* dt_opt_runtime: yes/no words, "" unsets, else a non-negative number */
+/* dt_opt_runtime: yes/no words, "" unsets, else a non-negative number
+ * (so it serves both flags and counts such as stackindent=4) */
 static int
-parse_bool(const char *arg, int64_t *v)
+parse_runtime(const char *arg, int64_t *v)
 {
 	static const char *const pos[] = { "yes", "enable", "enabled", "true",
 	    "on", "set" };
@@ -227,8 +230,8 @@ dtcp_options_set_active(dtcp_options *o, const char *name, const char *value,
 		return DTC_FAILED;
 	}
 	switch (op->parse) {
-	case P_BOOL:
-		bad = parse_bool(value, &v);
+	case P_RUNTIME:
+		bad = parse_runtime(value, &v);
 		break;
 	case P_SIZE:
 	case P_STRSIZE:

@@ -117,6 +117,14 @@ basename_of(const char *path)
 }
 
 int
+dtc_proc_known(const dtc_reader *r, uint64_t pid)
+{
+	const dtcp_meta *m = dtcp_reader_meta(r);
+
+	return m != NULL && pid != 0 && find_proc(m, pid) != NULL;
+}
+
+int
 dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
     dtc_symbol *sym)
 {
