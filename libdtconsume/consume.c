@@ -118,6 +118,11 @@ struct dtc_reader {
 	struct qdrop { int kind, cpu; uint64_t count; } dq[16];
 	size_t ndq, dqi;
 
+	/* options items wait until the pass before them is consumed */
+	struct popt { char name[64]; char val[256]; long long item;
+	    size_t offset; } *popts;
+	size_t npopts, cappopts;
+
 	/* exit printing */
 	size_t exit_cursor;
 
@@ -272,6 +277,7 @@ dtc_close(dtc_reader *r)
 	dtcp_meta_free(&r->meta);
 	free_bufs(r);
 	free(r->segs);
+	free(r->popts);
 	free(r->args);
 	free(r->varids);
 	free((char *)r->hdr.os);
@@ -375,11 +381,12 @@ read_header(dtc_reader *r, const dtcp_item *it, dtc_error *err)
 	return DTC_OK;
 }
 
+/* Parse an options item into the queue; applied by apply_options(). */
 static int
 read_options(dtc_reader *r, const dtcp_item *it, dtc_error *err)
 {
 	const dtcp_node *map, *k, *v;
-	char name[64], val[256], why[128];
+	struct popt *po;
 	uint32_t i;
 	int rc = DTC_OK;
 
@@ -389,42 +396,77 @@ read_options(dtc_reader *r, const dtcp_item *it, dtc_error *err)
 	for (i = 0, k = dtcp_first_child(map); i < map->count;
 	    i++, k = dtcp_next_sibling(v)) {
 		v = dtcp_next_sibling(k);
-		if (k->type != DTCP_N_TEXT || k->len >= sizeof(name)) {
+		if (r->npopts == r->cappopts) {
+			size_t cap = r->cappopts ? r->cappopts * 2 : 16;
+			struct popt *np;
+
+			if (cap > 4096 || (np = realloc(r->popts,
+			    cap * sizeof(*np))) == NULL) {
+				dtcp_error_set(err, DTC_E_LIMIT, r->source,
+				    it->index, (long long)k->offset, -1,
+				    "options item: too many options");
+				return DTC_WARN;
+			}
+			r->popts = np;
+			r->cappopts = cap;
+		}
+		po = &r->popts[r->npopts];
+		po->item = it->index;
+		po->offset = k->offset;
+		if (k->type != DTCP_N_TEXT || k->len >= sizeof(po->name)) {
 			dtcp_error_set(err, DTC_E_KEYTYPE, r->source, it->index,
 			    (long long)k->offset, -1, "options item: option "
 			    "names must be text");
 			rc = DTC_WARN;
 			continue;
 		}
-		memcpy(name, k->ptr, k->len);
-		name[k->len] = '\0';
-		if (v->type == DTCP_N_TEXT && v->len < sizeof(val)) {
-			memcpy(val, v->ptr, v->len);
-			val[v->len] = '\0';
+		memcpy(po->name, k->ptr, k->len);
+		po->name[k->len] = '\0';
+		if (v->type == DTCP_N_TEXT && v->len < sizeof(po->val)) {
+			memcpy(po->val, v->ptr, v->len);
+			po->val[v->len] = '\0';
 		} else if (v->type == DTCP_N_UINT) {
-			snprintf(val, sizeof(val), "%" PRIu64, v->u);
-		} else if (v->type == DTCP_N_NEGINT) {
+			snprintf(po->val, sizeof(po->val), "%" PRIu64, v->u);
+		} else if (v->type == DTCP_N_NEGINT || (v->type == DTCP_N_BOOL &&
+		    v->u == 0)) {
 			/* DTRACEOPT_UNSET (-2) is how libdtrace says "unset" */
-			snprintf(val, sizeof(val), "%s", "");
+			po->val[0] = '\0';
 		} else if (v->type == DTCP_N_BOOL) {
-			snprintf(val, sizeof(val), "%s", v->u ? "1" : "");
+			snprintf(po->val, sizeof(po->val), "1");
 		} else {
 			dtcp_error_set(err, DTC_E_KEYTYPE, r->source, it->index,
 			    (long long)v->offset, -1, "options item: option "
 			    "\"%s\" has a value that is neither text nor an "
-			    "integer", name);
+			    "integer", po->name);
 			rc = DTC_WARN;
 			continue;
 		}
-		if (dtcp_options_set(&r->opts, name, val, 0, why, sizeof(why)) !=
-		    DTC_OK) {
-			dtcp_error_set(err, DTC_E_BADOPTION, r->source,
-			    it->index, (long long)k->offset, -1, "options item: "
-			    "couldn't set option \"%s\" to \"%s\": %s", name,
-			    val, why);
+		r->npopts++;
+	}
+	return rc;
+}
+
+/* Options take effect between passes, in capture order. */
+static int
+apply_options(dtc_reader *r, dtc_error *err)
+{
+	char why[128];
+	size_t i;
+	int rc = DTC_OK;
+
+	for (i = 0; i < r->npopts; i++) {
+		struct popt *po = &r->popts[i];
+
+		if (dtcp_options_set(&r->opts, po->name, po->val, 0, why,
+		    sizeof(why)) != DTC_OK && rc == DTC_OK) {
+			dtcp_error_set(err, DTC_E_BADOPTION, r->source, po->item,
+			    (long long)po->offset, -1, "options item: couldn't "
+			    "set option \"%s\" to \"%s\": %s", po->name, po->val,
+			    why);
 			rc = DTC_WARN;
 		}
 	}
+	r->npopts = 0;
 	return rc;
 }
 
@@ -1302,6 +1344,8 @@ read_pass(dtc_reader *r, dtc_error *err)
 	dtcp_item it;
 	int rc;
 
+	if (r->nbufs == 0 && r->npopts > 0 && apply_options(r, err) != DTC_OK)
+		return DTC_WARN;
 	for (;;) {
 		uint32_t pass = 0;
 
@@ -1379,8 +1423,14 @@ read_pass(dtc_reader *r, dtc_error *err)
 			return rc;
 		}
 		if (strcmp(it.kind, "options") == 0) {
-			if ((rc = read_options(r, &it, err)) != DTC_OK)
+			rc = read_options(r, &it, err);
+			/* they apply after the pass read so far */
+			if (r->nbufs == 0 && apply_options(r, err) != DTC_OK)
+				rc = DTC_WARN;
+			if (rc != DTC_OK)
 				return rc;
+			if (r->nbufs > 0)
+				return DTC_OK;
 			continue;
 		}
 		if (strcmp(it.kind, "end") == 0) {
