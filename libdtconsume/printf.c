@@ -168,7 +168,7 @@ struct pfpiece {
 	int32_t width, prec;		/* from the text; 0 = none */
 	uint8_t print;			/* enum printer; PR_NONE: text only */
 	uint8_t argtype;		/* enum argtype */
-	char conv[4];			/* the libc conversion (integers, floats) */
+	char conv[4];			/* libc conversion (numbers) */
 	char name[8];			/* the D conversion name */
 };
 
@@ -245,40 +245,158 @@ conv_ctype(struct pfpiece *p, const struct pfconv *c)
 	}
 }
 
-static void *
-compile_fail(dtc_error *err, void *f, int code, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+static int
+parse_fail(dtc_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-static void *
-compile_fail(dtc_error *err, void *f, int code, const char *fmt, ...)
+static int
+parse_fail(dtc_error *err, const char *fmt, ...)
 {
 	va_list ap;
 
-	free(f);
 	va_start(ap, fmt);
-	dtcp_error_vset(err, code, NULL, -1, -1, -1, fmt, ap);
+	dtcp_error_vset(err, DTC_E_BADFORMAT, NULL, -1, -1, -1, fmt, ap);
 	va_end(ap);
-	return NULL;
+	return -1;
+}
+
+/*
+ * One conversion, with s[*pp] its '%': flags, width, precision and name,
+ * in any order until the name, as dt_printf_create takes them.  On return
+ * *pp is at the conversion's last character.
+ */
+static int
+parse_conv(const char *s, size_t len, size_t *pp, uint32_t argc,
+    struct pfpiece *pd, char name[8], dtc_error *err)
+{
+	size_t p = *pp;
+	unsigned namelen = 0;
+	int digits = 0, dot = 0;
+	char c;
+
+	for (;;) {
+		c = ++p < len ? s[p] : '\0';
+		if (c >= '0' && c <= '9') {
+			long n;
+
+			/* a 0 before any digit is the flag, and cancels -
+			 * (as - cancels it) */
+			if (dot == 0 && digits == 0 && c == '0') {
+				pd->flags |= PF_ZPAD;
+				pd->flags &= ~PF_LEFT;
+				continue;
+			}
+			for (n = 0; p < len && s[p] >= '0' && s[p] <= '9'; p++)
+				if (n < PF_MAXWIDTH)
+					n = n * 10 + (s[p] - '0');
+			if (n > PF_MAXWIDTH)
+				n = PF_MAXWIDTH;
+			if (dot)
+				pd->prec = (int32_t)n;
+			else
+				pd->width = (int32_t)n;
+			p--;
+			digits++;
+			continue;
+		}
+		switch (c) {
+		case '#':
+			pd->flags |= PF_ALT;
+			continue;
+		case '*': {
+			uint32_t n = dot ? PF_DYNPREC : PF_DYNWIDTH;
+
+			if (pd->flags & n)
+				return parse_fail(err, "format conversion #%u "
+				    "has more than one '*' specified for the "
+				    "output %s", argc, dot ? "precision" :
+				    "width");
+			pd->flags |= n;
+			continue;
+		}
+		case '+':
+			pd->flags |= PF_SPOS;
+			continue;
+		case '-':
+			pd->flags |= PF_LEFT;
+			pd->flags &= ~PF_ZPAD;
+			continue;
+		case '.':
+			if (dot++ != 0)
+				return parse_fail(err, "format conversion #%u "
+				    "has more than one '.' specified", argc);
+			digits = 0;
+			continue;
+		case '?':
+			/*
+			 * The pointer width of the traced kernel.  Pickled
+			 * formats have it resolved already (errata O1); a raw
+			 * one is taken as LP64.
+			 */
+			pd->width = 16;
+			continue;
+		case '@':
+			pd->flags |= PF_AGG;
+			continue;
+		case '\'':
+			pd->flags |= PF_GROUP;
+			continue;
+		case ' ':
+			pd->flags |= PF_SPACE;
+			continue;
+		case '$':
+			return parse_fail(err, "format conversion #%u uses "
+			    "unsupported positional format (%%n$)", argc);
+		case '%':
+			if (s[p - 1] == '%')
+				break;
+			return parse_fail(err, "format conversion #%u cannot "
+			    "be combined with other format flags: %%%%", argc);
+		case '\0':
+			return parse_fail(err, "format conversion #%u name "
+			    "expected before end of format string", argc);
+		case 'h':
+		case 'l':
+		case 'L':
+		case 'w':
+			/* extra length letters are dropped, as in libdtrace's
+			 * 8-byte name buffer */
+			if (namelen < 8 - 2)
+				name[namelen++] = c;
+			continue;
+		default:
+			break;
+		}
+		break;
+	}
+	name[namelen++] = c;
+	name[namelen] = '\0';
+	*pp = p;
+	return 0;
 }
 
 dtc_format *
 dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 {
 	dtc_format *f;
-	size_t npct = 0, i, q, p, max;
+	size_t npct = 0, i, q, p = 0, max;
 	uint32_t argc = 0, nrecs = 0;
 
 	/* dt_printf_create works on a C string: stop at a NUL */
 	len = strnlen(s, len);
-	if (len > UINT32_MAX / 2)
-		return compile_fail(err, NULL, DTC_E_LIMIT,
+	if (len > UINT32_MAX / 2) {
+		dtcp_error_set(err, DTC_E_LIMIT, NULL, -1, -1, -1,
 		    "format string of %zu bytes is too long", len);
+		return NULL;
+	}
 	for (i = 0; i < len; i++)
 		npct += s[i] == '%';
 	max = npct + 1;
 	f = calloc(1, sizeof(*f) + max * sizeof(struct pfpiece) + len + 1);
-	if (f == NULL)
-		return compile_fail(err, NULL, DTC_E_NOMEM, NULL);
+	if (f == NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1, NULL);
+		return NULL;
+	}
 	f->str = (char *)&f->pieces[max];
 	memcpy(f->str, s, len);
 	f->str[len] = '\0';
@@ -288,12 +406,9 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 
 	for (q = 0; q < len; q = p + 1) {
 		const char *pct = memchr(s + q, '%', len - q);
-		struct pfpiece *pd;
 		const struct pfconv *conv;
+		struct pfpiece *pd;
 		char name[8];
-		unsigned namelen = 0;
-		int digits = 0, dot = 0;
-		char c;
 
 		if (pct == NULL)
 			break;
@@ -302,121 +417,19 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 		argc++;
 		pd->prefix = (uint32_t)q;
 		pd->preflen = (uint32_t)(p - q);
-
-		for (;;) {
-			c = ++p < len ? s[p] : '\0';
-			if (c >= '0' && c <= '9') {
-				long n;
-
-				/* a 0 before any digit is the flag, and
-				 * cancels - (and - cancels it) */
-				if (dot == 0 && digits == 0 && c == '0') {
-					pd->flags |= PF_ZPAD;
-					pd->flags &= ~PF_LEFT;
-					continue;
-				}
-				for (n = 0; p < len && s[p] >= '0' &&
-				    s[p] <= '9'; p++) {
-					if (n < PF_MAXWIDTH)
-						n = n * 10 + (s[p] - '0');
-				}
-				if (n > PF_MAXWIDTH)
-					n = PF_MAXWIDTH;
-				if (dot)
-					pd->prec = (int32_t)n;
-				else
-					pd->width = (int32_t)n;
-				p--;
-				digits++;
-				continue;
-			}
-			switch (c) {
-			case '#':
-				pd->flags |= PF_ALT;
-				continue;
-			case '*': {
-				uint32_t n = dot ? PF_DYNPREC : PF_DYNWIDTH;
-
-				if (pd->flags & n)
-					return compile_fail(err, f,
-					    DTC_E_BADFORMAT, "format conversion "
-					    "#%u has more than one '*' specified "
-					    "for the output %s", argc,
-					    dot ? "precision" : "width");
-				pd->flags |= n;
-				continue;
-			}
-			case '+':
-				pd->flags |= PF_SPOS;
-				continue;
-			case '-':
-				pd->flags |= PF_LEFT;
-				pd->flags &= ~PF_ZPAD;
-				continue;
-			case '.':
-				if (dot++ != 0)
-					return compile_fail(err, f,
-					    DTC_E_BADFORMAT, "format conversion "
-					    "#%u has more than one '.' specified",
-					    argc);
-				digits = 0;
-				continue;
-			case '?':
-				/*
-				 * The pointer width of the traced kernel.
-				 * Pickled formats have it resolved already
-				 * (errata O1); a raw one is taken as LP64.
-				 */
-				pd->width = 16;
-				continue;
-			case '@':
-				pd->flags |= PF_AGG;
-				continue;
-			case '\'':
-				pd->flags |= PF_GROUP;
-				continue;
-			case ' ':
-				pd->flags |= PF_SPACE;
-				continue;
-			case '$':
-				return compile_fail(err, f, DTC_E_BADFORMAT,
-				    "format conversion #%u uses unsupported "
-				    "positional format (%%n$)", argc);
-			case '%':
-				if (s[p - 1] == '%')
-					break;
-				return compile_fail(err, f, DTC_E_BADFORMAT,
-				    "format conversion #%u cannot be combined "
-				    "with other format flags: %%%%", argc);
-			case '\0':
-				return compile_fail(err, f, DTC_E_BADFORMAT,
-				    "format conversion #%u name expected before "
-				    "end of format string", argc);
-			case 'h':
-			case 'l':
-			case 'L':
-			case 'w':
-				/* extra length letters are dropped, as in
-				 * libdtrace's 8-byte name buffer */
-				if (namelen < sizeof(name) - 2)
-					name[namelen++] = c;
-				continue;
-			default:
-				break;
-			}
-			break;
+		if (parse_conv(s, len, &p, argc, pd, name, err) != 0) {
+			free(f);
+			return NULL;
 		}
-		name[namelen++] = c;
-		name[namelen] = '\0';
-
-		if ((conv = conv_lookup(name, illumos)) == NULL)
-			return compile_fail(err, f, DTC_E_BADFORMAT,
-			    "format conversion #%u is undefined: %%%s", argc,
-			    name);
+		if ((conv = conv_lookup(name, illumos)) == NULL) {
+			parse_fail(err, "format conversion #%u is undefined: "
+			    "%%%s", argc, name);
+			free(f);
+			return NULL;
+		}
 		pd->print = conv->print;
-		memcpy(pd->name, name, namelen + 1);
+		memcpy(pd->name, name, sizeof(pd->name));
 		conv_ctype(pd, conv);
-
 		if (conv->print != PR_PCT) {
 			nrecs += (pd->flags & PF_DYNWIDTH) != 0;
 			nrecs += (pd->flags & PF_DYNPREC) != 0;
@@ -602,8 +615,10 @@ emit_int(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp,
 	}
 	case AT_PTR:
 		build_fmt(fmt, sizeof(fmt), sp, size == 8 ? "llx" : "x");
-		n = size == 8 ? dtc_buf_printf(out, fmt, (unsigned long long)x) :
-		    dtc_buf_printf(out, fmt, (unsigned int)x);
+		if (size == 8)
+			n = dtc_buf_printf(out, fmt, (unsigned long long)x);
+		else
+			n = dtc_buf_printf(out, fmt, (unsigned int)x);
 		break;
 	case AT_LLONG:
 		build_fmt(fmt, sizeof(fmt), sp, p->conv);
@@ -670,11 +685,13 @@ arg_from_value(struct pfarg *a, const dtc_value *v)
 	    (v->size == 1 || v->size == 2 || v->size == 4 || v->size == 8)) {
 		/* a value without its bytes: lay u out in host order */
 		uint64_t u = v->u;
+		uint32_t u32 = (uint32_t)u;
+		uint16_t u16 = (uint16_t)u;
 
 		switch (v->size) {
 		case 1: a->tmp[0] = (uint8_t)u; break;
-		case 2: { uint16_t x = (uint16_t)u; memcpy(a->tmp, &x, 2); break; }
-		case 4: { uint32_t x = (uint32_t)u; memcpy(a->tmp, &x, 4); break; }
+		case 2: memcpy(a->tmp, &u16, 2); break;
+		case 4: memcpy(a->tmp, &u32, 4); break;
 		default: memcpy(a->tmp, &u, 8); break;
 		}
 		a->data = a->tmp;
@@ -689,7 +706,7 @@ arg_from_aggval(struct pfarg *a, const dtc_reader *r, const dtc_aggval *av)
 	a->av = av;
 	a->data = av->data;
 	a->size = av->data != NULL ? av->size : 0;
-	a->swap = r != NULL ? dtcp_reader_swap(r) : 0;
+	a->swap = av->swapped;
 	a->normal = av->normal;
 }
 
@@ -958,8 +975,11 @@ pr_wstr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
 		if (sp->prec > 0 && out->len - start >= (size_t)sp->prec)
 			break;
 		if (wc > 0xff) {
+			/* nothing of it reaches the output, as vfprintf
+			 * fails before writing */
 			out->len = start;
-			out->s[start] = '\0';
+			if (out->s != NULL)
+				out->s[start] = '\0';
 			dtcp_error_set(err, DTC_E_BADVALUE, NULL, -1, -1, -1,
 			    "illegal byte sequence");
 			return DTC_FAILED;
@@ -1504,8 +1524,10 @@ hist_quantize(dtc_buf *out, const struct histopt *ho, const uint8_t *d,
 	    "count") < 0)
 		return nomem(err);
 	for (i = first; i <= last; i++) {
-		if (dtc_buf_printf(out, "%16lld ", (long long)qbucketval(i)) < 0 ||
-		    quantline(out, ho, word(d, (uint32_t)i, swap), normal, total,
+		if (dtc_buf_printf(out, "%16lld ",
+		    (long long)qbucketval(i)) < 0 ||
+		    quantline(out, ho, word(d, (uint32_t)i, swap), normal,
+		    total,
 		    pos, neg) != 0)
 			return nomem(err);
 	}
@@ -1616,7 +1638,8 @@ llq_start(struct llqwalk *w, uint16_t factor, uint16_t low, uint16_t high,
 
 	w->value = 1;
 	for (o = 0; o < low; o++)
-		if (__builtin_mul_overflow(w->value, (int64_t)factor, &w->value))
+		if (__builtin_mul_overflow(w->value, (int64_t)factor,
+		    &w->value))
 			return -1;
 	w->order = low;
 	w->high = high;
@@ -1725,14 +1748,10 @@ dtc_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out)
 {
 	if (v == NULL || out == NULL)
 		return DTC_FAILED;
-	return hist_render(r, v->func, v->data, v->size,
-	    r != NULL ? dtcp_reader_swap(r) : 0, v->normal, out, NULL);
+	return hist_render(r, v->func, v->data, v->size, v->swapped,
+	    v->normal, out, NULL);
 }
 
-/*
- * The reader-less helpers below take the words in host order (there is no
- * reader to say whether the capture's order differs).
- */
 int64_t
 dtc_aggval_scalar(const dtc_aggval *v)
 {
@@ -1747,16 +1766,17 @@ dtc_aggval_scalar(const dtc_aggval *v)
 	case DTC_AGG_MAX:
 		/* (long long)v / normal: normal is unsigned, so is the
 		 * division */
-		if (load_words(v->data, v->size, 0, w, 1) != 0)
+		if (load_words(v->data, v->size, v->swapped, w, 1) != 0)
 			return 0;
 		return (int64_t)udiv64(w[0], v->normal);
 	case DTC_AGG_AVG:
-		if (load_words(v->data, v->size, 0, w, 2) != 0 || w[0] == 0)
+		if (load_words(v->data, v->size, v->swapped, w, 2) != 0 ||
+		    w[0] == 0)
 			return 0;
 		return sdiv64(sdiv64((int64_t)w[1], (int64_t)v->normal),
 		    (int64_t)w[0]);
 	case DTC_AGG_STDDEV:
-		if (load_words(v->data, v->size, 0, w, 4) != 0)
+		if (load_words(v->data, v->size, v->swapped, w, 4) != 0)
 			return 0;
 		return (int64_t)stddev_words(w, v->normal);
 	}
@@ -1769,7 +1789,7 @@ dtc_aggval_stddev(const dtc_aggval *v)
 	uint64_t w[4];
 
 	if (v == NULL || v->func != DTC_AGG_STDDEV ||
-	    load_words(v->data, v->size, 0, w, 4) != 0)
+	    load_words(v->data, v->size, v->swapped, w, 4) != 0)
 		return 0;
 	return stddev_words(w, v->normal);
 }
@@ -1780,7 +1800,7 @@ dtc_aggval_avg_unsigned(const dtc_aggval *v)
 	uint64_t w[2];
 
 	if (v == NULL || v->func != DTC_AGG_AVG ||
-	    load_words(v->data, v->size, 0, w, 2) != 0 || w[0] == 0)
+	    load_words(v->data, v->size, v->swapped, w, 2) != 0 || w[0] == 0)
 		return 0;
 	return udiv64(udiv64(w[1], v->normal), w[0]);
 }
@@ -1797,11 +1817,12 @@ dtc_aggval_nbuckets(const dtc_aggval *v)
 	case DTC_AGG_QUANTIZE:
 		return v->size == QNBUCKETS * 8 ? QNBUCKETS : 0;
 	case DTC_AGG_LQUANTIZE:
-		if (lq_params(v->data, v->size, 0, &base, &a, &b) != 0)
+		if (lq_params(v->data, v->size, v->swapped, &base, &a, &b) != 0)
 			return 0;
 		return (uint32_t)b + 2;
 	case DTC_AGG_LLQUANTIZE:
-		if (llq_params(v->data, v->size, 0, &a, &b, &c, &e) != 0)
+		if (llq_params(v->data, v->size, v->swapped, &a, &b, &c,
+		    &e) != 0)
 			return 0;
 		return (v->size - 8) / 8;
 	}
@@ -1819,7 +1840,7 @@ dtc_aggval_bucket(const dtc_aggval *v, uint32_t i, dtc_bucket *b)
 	b->has_min = b->has_max = 1;
 	switch (v->func) {
 	case DTC_AGG_QUANTIZE:
-		b->count = word(v->data, i, 0);
+		b->count = word(v->data, i, v->swapped);
 		if (i < QZERO) {
 			/* value -2^k holds -2^(k+1) < x <= -2^k; the lowest
 			 * bucket also takes INT64_MIN */
@@ -1842,9 +1863,10 @@ dtc_aggval_bucket(const dtc_aggval *v, uint32_t i, dtc_bucket *b)
 		int32_t base = 0;
 		uint16_t step = 0, levels = 0;
 
-		if (lq_params(v->data, v->size, 0, &base, &step, &levels) != 0)
+		if (lq_params(v->data, v->size, v->swapped, &base, &step,
+		    &levels) != 0)
 			return DTC_FAILED;
-		b->count = word(v->data, i + 1, 0);
+		b->count = word(v->data, i + 1, v->swapped);
 		if (i == 0) {
 			b->has_min = 0;
 			b->max = (int64_t)base - 1;
@@ -1862,10 +1884,11 @@ dtc_aggval_bucket(const dtc_aggval *v, uint32_t i, dtc_bucket *b)
 		struct llqwalk w;
 		uint32_t bin = 1;
 
-		if (llq_params(v->data, v->size, 0, &factor, &low, &high,
-		    &nsteps) != 0 || llq_start(&w, factor, low, high, nsteps) != 0)
+		if (llq_params(v->data, v->size, v->swapped, &factor, &low,
+		    &high, &nsteps) != 0 ||
+		    llq_start(&w, factor, low, high, nsteps) != 0)
 			return DTC_FAILED;
-		b->count = word(v->data, i + 1, 0);
+		b->count = word(v->data, i + 1, v->swapped);
 		if (i == 0) {
 			b->has_min = 0;
 			b->max = w.value - 1;
@@ -2047,7 +2070,9 @@ render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
 		sp.width = width < 0 ? -width : width;
 		if (sp.width > PF_MAXWIDTH)
 			sp.width = PF_MAXWIDTH;
-		sp.prec = prec > 0 ? (prec > PF_MAXWIDTH ? PF_MAXWIDTH : prec) : 0;
+		sp.prec = prec > 0 ? prec : 0;
+		if (sp.prec > PF_MAXWIDTH)
+			sp.prec = PF_MAXWIDTH;
 
 		if ((rv = print_one(r, f, p, &sp, dynwidth, &a, out, err)) != 0)
 			return rv;
