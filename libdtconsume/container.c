@@ -765,7 +765,7 @@ check_header(dtcp_container *c, const dtcp_node *t, dtc_error *err,
 
 	if (!text_is(t, "dtsnap"))
 		return fail(c, err, DTC_E_BADHEADER, 0, (long long)off,
-		    "not a dtsnap capture: the first item is a '%s' item, "
+		    "not a dtsnap capture: its first item is of kind '%s', "
 		    "not the dtsnap header", c->kind);
 	v = dtcp_map_get(c->nodes, "version");
 	if (v == NULL || v->type != DTCP_N_ARRAY || v->count < 2 ||

@@ -636,7 +636,7 @@ dtc_writer_add_status(dtc_writer *w, const dtc_writer_status *st,
 	e_key_uint(w, "pass", st->pass);
 	e_key_int(w, "began_on", st->began_on);
 	e_key_int(w, "ended_on", st->ended_on);
-	e_key_int(w, "exiting", st->exiting);
+	e_key_uint(w, "exiting", st->exiting != 0);
 	e_key_int(w, "exit_status", st->exit_status);
 	e_key_uint(w, "dynamic", st->dynamic);
 	e_key_uint(w, "dynrinse", st->dynrinse);

@@ -7,6 +7,7 @@
  */
 #include <check.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,12 +65,10 @@ static const char *const item_kind[] = {
     "65 6d 6f 64 65 6c 64 4c 50 36 34"
 #define HEADER_LEN 49
 
-static uint8_t cap[CAPLEN];
-
 static void
-load_capture(void)
+load_capture(uint8_t *cap)
 {
-	ck_assert_uint_eq(util_unhex(capture_hex, cap, sizeof(cap)), CAPLEN);
+	ck_assert_uint_eq(util_unhex(capture_hex, cap, CAPLEN), CAPLEN);
 }
 
 static dtcp_container *
@@ -103,17 +102,50 @@ open_after_header(const char *hex, uint8_t *buf, size_t bufsz, size_t *len)
 	return c;
 }
 
+/*
+ * Every node of an item lies inside the input and the preorder tree is
+ * consistent: the children of a container end exactly at its span.
+ */
+static void
+check_tree(const dtcp_item *it, const uint8_t *in, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < it->nnodes; i++) {
+		const dtcp_node *n = &it->nodes[i], *k;
+		uint64_t nkids, j;
+
+		ck_assert_uint_ge(n->span, 1);
+		ck_assert_uint_le(i + n->span, it->nnodes);
+		ck_assert_uint_ge(n->offset, it->offset);
+		ck_assert_uint_lt(n->offset, it->offset + it->size);
+		if (n->type == DTCP_N_BYTES || n->type == DTCP_N_TEXT) {
+			ck_assert(n->ptr >= in && n->ptr <= in + len);
+			ck_assert_uint_le(n->len, (size_t)(in + len - n->ptr));
+		}
+		if (n->type != DTCP_N_ARRAY && n->type != DTCP_N_MAP &&
+		    n->type != DTCP_N_TAG)
+			continue;
+		nkids = n->type == DTCP_N_MAP ? 2 * (uint64_t)n->count :
+		    n->type == DTCP_N_TAG ? 1 : n->count;
+		for (j = 0, k = n + 1; j < nkids; j++)
+			k = dtcp_next_sibling(k);
+		ck_assert_ptr_eq(k, n + n->span);
+	}
+}
+
 /* ------------------------------------------------------------------ */
 
 START_TEST(test_items_and_nodes)
 {
+	uint8_t cap[CAPLEN];
 	dtcp_container *c;
 	dtcp_item it;
 	dtc_error err;
 	const dtcp_node *n;
 	int i;
 
-	load_capture();
+	load_capture(cap);
 	c = open_mem(cap, CAPLEN);
 	ck_assert_str_eq(dtcp_container_source(c), "<memory>");
 	ck_assert_int_eq(dtcp_container_stable(c), 1);
@@ -125,6 +157,7 @@ START_TEST(test_items_and_nodes)
 		ck_assert_uint_eq(it.size, (i + 1 < NITEMS ? item_off[i + 1] :
 		    CAPLEN) - item_off[i]);
 		ck_assert_str_eq(it.kind, item_kind[i]);
+		check_tree(&it, cap, CAPLEN);
 		if (i == 0) {
 			/* map, t, dtsnap, version, [, 1, 0, byteorder,
 			 * little, model, LP64 */
@@ -188,6 +221,7 @@ END_TEST
 
 START_TEST(test_getters)
 {
+	uint8_t cap[CAPLEN];
 	dtcp_container *c;
 	dtcp_item it;
 	dtc_error err;
@@ -199,7 +233,7 @@ START_TEST(test_getters)
 	size_t len;
 	char buf[256];
 
-	load_capture();
+	load_capture(cap);
 	c = open_mem(cap, CAPLEN);
 	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
 	ck_assert_int_eq(dtcp_container_next(c, &it, NULL), DTC_OK);
@@ -395,7 +429,7 @@ enum via { VIA_MEMORY, VIA_FILE, VIA_PIPE, VIA_FD };
  * boundary or "capture cut short" naming the cut item and its offset.
  */
 static void
-check_cut(size_t cut, enum via via)
+check_cut(const uint8_t *cap, size_t cut, enum via via)
 {
 	char path[64], want[80];
 	dtcp_container *c;
@@ -472,14 +506,15 @@ check_cut(size_t cut, enum via via)
 
 START_TEST(test_truncated_every_length)
 {
+	uint8_t cap[CAPLEN];
 	size_t cut;
 
-	load_capture();
+	load_capture(cap);
 	for (cut = 0; cut <= CAPLEN; cut++) {
-		check_cut(cut, VIA_MEMORY);
-		check_cut(cut, VIA_FILE);
-		check_cut(cut, VIA_FD);
-		check_cut(cut, VIA_PIPE);
+		check_cut(cap, cut, VIA_MEMORY);
+		check_cut(cap, cut, VIA_FILE);
+		check_cut(cap, cut, VIA_FD);
+		check_cut(cap, cut, VIA_PIPE);
 	}
 }
 END_TEST
@@ -491,6 +526,7 @@ END_TEST
 /* One byte per write: every head may arrive split. */
 START_TEST(test_pipe_bytewise)
 {
+	uint8_t cap[CAPLEN];
 	util_feeder f;
 	dtcp_container *c;
 	dtcp_item it;
@@ -500,7 +536,7 @@ START_TEST(test_pipe_bytewise)
 	char name[32];
 	int i;
 
-	load_capture();
+	load_capture(cap);
 	f = util_feed(cap, CAPLEN, 1, 200);
 	dtc_error_clear(&err);
 	c = dtcp_container_open_fd(f.fd, NULL, &err);
@@ -580,6 +616,7 @@ END_TEST
 /* A regular file: mapped, items stay valid until close. */
 START_TEST(test_file_stable)
 {
+	uint8_t cap[CAPLEN];
 	char path[64];
 	dtcp_container *c;
 	dtcp_item it;
@@ -588,7 +625,7 @@ START_TEST(test_file_stable)
 	const dtcp_node *n;
 	size_t len;
 
-	load_capture();
+	load_capture(cap);
 	util_tmpfile(cap, CAPLEN, path);
 	dtc_error_clear(&err);
 	c = dtcp_container_open_file(path, &err);
@@ -685,8 +722,8 @@ START_TEST(test_bad_first_item)
 {
 	/* a probe item first */
 	expect_first("a2 61 74 65 70 72 6f 62 65 62 69 64 01",
-	    DTC_E_BADHEADER, 0, "not a dtsnap capture: the first item is a "
-	    "'probe' item, not the dtsnap header");
+	    DTC_E_BADHEADER, 0, "not a dtsnap capture: its first item is of "
+	    "kind 'probe', not the dtsnap header");
 	/* a text file */
 	expect_first("68 65 6c 6c 6f 0a", DTC_E_BADHEADER, 0,
 	    "not a dtsnap capture: it does not start with a CBOR map");
@@ -842,11 +879,11 @@ END_TEST
 
 /* Nesting: 64 levels (the item map and 63 arrays) pass, 65 do not. */
 static size_t
-nested(uint8_t *buf, size_t cap, int narrays)
+nested(uint8_t *buf, size_t bufsz, int narrays)
 {
 	size_t len = util_unhex(HEADER_HEX
 	    "a2 61 74 64 64 65 65 70 61 61",   /* @49 {"t":"deep","a": */
-	    buf, cap);
+	    buf, bufsz);
 	int i;
 
 	ck_assert_uint_eq(len, 59);
@@ -883,6 +920,125 @@ START_TEST(test_depth)
 	ck_assert_dtc_error(&err, DTC_E_LIMIT, 1, 122);
 	ck_assert_str_eq(err.text, "nesting deeper than 64 levels at byte 122");
 	dtcp_container_close(c);
+}
+END_TEST
+
+/*
+ * Damage: one to three bytes of a valid capture changed (a seeded LCG,
+ * so failures reproduce).  Whatever comes back must be well formed and
+ * in bounds, and decoding must end in EOF or FATAL.
+ */
+START_TEST(test_damaged)
+{
+	uint8_t cap[CAPLEN], in[CAPLEN];
+	uint32_t seed = 12345, nflip, k;
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+	const char *s;
+	const uint8_t *p;
+	size_t len;
+	uint64_t u;
+	int round, rc, steps;
+
+	load_capture(cap);
+	for (round = 0; round < 5000; round++) {
+		memcpy(in, cap, CAPLEN);
+		seed = seed * 1103515245u + 12345u;
+		nflip = 1 + (seed >> 16) % 3;
+		for (k = 0; k < nflip; k++) {
+			seed = seed * 1103515245u + 12345u;
+			in[(seed >> 8) % CAPLEN] = (uint8_t)(seed >> 24);
+		}
+		c = open_mem(in, CAPLEN);
+		for (steps = 0; steps < 2 * CAPLEN; steps++) {
+			dtc_error_clear(&err);
+			rc = dtcp_container_next(c, &it, &err);
+			if (rc == DTC_EOF || rc == DTC_FATAL)
+				break;
+			ck_assert_msg(rc == DTC_OK || rc == DTC_WARN,
+			    "round %d: rc %d", round, rc);
+			if (rc == DTC_WARN) {
+				ck_assert_int_ne(err.code, DTC_E_NONE);
+				continue;
+			}
+			check_tree(&it, in, CAPLEN);
+			(void)dtcp_get_u64(c, &it, it.nodes, "id", 0, &u, NULL);
+			(void)dtcp_get_text(c, &it, it.nodes, "name", 0, &s,
+			    &len, NULL);
+			(void)dtcp_get_bytes(c, &it, it.nodes, "data", 0, &p,
+			    &len, NULL);
+		}
+		ck_assert_int_lt(steps, 2 * CAPLEN);
+		if (rc == DTC_FATAL)
+			ck_assert_int_ne(err.code, DTC_E_NONE);
+		dtcp_container_close(c);
+	}
+}
+END_TEST
+
+/*
+ * testdata/invalid/container-*: a bad-input case is a directory holding
+ * "input" and "error" ("code item offset", then the message), so a new
+ * case needs no code.  The fixture is read through the file path (mmap).
+ */
+static void
+run_fixture(const char *dir)
+{
+	char path[1024], line[512], msg[256];
+	int code, rc, n;
+	long long item, offset;
+	dtcp_container *c;
+	dtcp_item it;
+	dtc_error err;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/error", dir);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "%s: %s", path, strerror(errno));
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	ck_assert_int_eq(sscanf(line, "%d %lld %lld", &code, &item, &offset),
+	    3);
+	ck_assert_ptr_nonnull(fgets(msg, sizeof(msg), f));
+	msg[strcspn(msg, "\n")] = '\0';
+	fclose(f);
+
+	snprintf(path, sizeof(path), "%s/input", dir);
+	dtc_error_clear(&err);
+	c = dtcp_container_open_file(path, &err);
+	ck_assert_msg(c != NULL, "%s: %s", path, err.text);
+	for (n = 0; n < 1000000; n++) {
+		dtc_error_clear(&err);
+		rc = dtcp_container_next(c, &it, &err);
+		if (rc != DTC_OK && rc != DTC_WARN)
+			break;
+	}
+	ck_assert_msg(rc == DTC_FATAL, "%s: rc %d", dir, rc);
+	ck_assert_msg(err.code == code && err.item == item &&
+	    err.offset == offset && strcmp(err.text, msg) == 0,
+	    "%s: got \"%d %lld %lld %s\", expected \"%d %lld %lld %s\"", dir,
+	    err.code, err.item, err.offset, err.text, code, item, offset, msg);
+	ck_assert_str_eq(err.source, path);
+	dtcp_container_close(c);
+}
+
+START_TEST(test_fixtures)
+{
+	const char *top = getenv("top_srcdir");
+	char pattern[1024];
+	glob_t g;
+	size_t i;
+
+	/* outside make check there is no source tree to look in */
+	if (top == NULL)
+		return;
+	snprintf(pattern, sizeof(pattern), "%s/testdata/invalid/container-*",
+	    top);
+	ck_assert_int_eq(glob(pattern, GLOB_ONLYDIR, NULL, &g), 0);
+	ck_assert_uint_ge(g.gl_pathc, 1);
+	for (i = 0; i < g.gl_pathc; i++)
+		run_fixture(g.gl_pathv[i]);
+	globfree(&g);
 }
 END_TEST
 
@@ -933,6 +1089,8 @@ container_suite(void)
 	tcase_add_test(tc, test_absurd_sizes);
 	tcase_add_test(tc, test_absurd_sizes_pipe);
 	tcase_add_test(tc, test_depth);
+	tcase_add_test(tc, test_damaged);
+	tcase_add_test(tc, test_fixtures);
 	suite_add_tcase(s, tc);
 	return s;
 }
