@@ -1594,12 +1594,15 @@ print_one(dtcp_aggstate *a, const dtc_reader *r, struct agg_ent **v,
 	return &a->ap;
 }
 
+/* by varid, then slot: the first slot of a variable comes first */
 static int
 vposcmp(const void *l, const void *r)
 {
 	const struct vpos *a = l, *b = r;
 
-	return a->varid < b->varid ? -1 : a->varid > b->varid;
+	if (a->varid != b->varid)
+		return a->varid < b->varid ? -1 : 1;
+	return a->pos < b->pos ? -1 : a->pos > b->pos;
 }
 
 /* Slot of a variable in the rotated order, or -1 (the map of libdtrace). */
@@ -1645,27 +1648,23 @@ print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
 
 	/*
 	 * Slot i holds varids[(i + sortpos) % nv].  A variable named twice
-	 * takes its later slots from its first one (remap).
+	 * takes its later slots from its first one (remap); vpos keeps the
+	 * first slot of each variable, sorted by varid.
 	 */
 	for (i = 0; i < nv; i++) {
-		int64_t v = varids[(i + sortpos) % nv];
-		int p = -1;
-
-		for (j = 0; j < nvpos; j++) {
-			if (a->vpos[j].varid == v) {
-				p = (int)a->vpos[j].pos;
-				break;
-			}
-		}
-		a->remap[i] = p >= 0 ? (uint32_t)p + 1 : 0;
-		if (p < 0) {
-			a->vpos[nvpos].varid = v;
-			a->vpos[nvpos].pos = i;
-			nvpos++;
-		}
+		a->vpos[i].varid = varids[(i + sortpos) % nv];
+		a->vpos[i].pos = i;
+		a->remap[i] = 0;
 		memset(&a->zents[i], 0, sizeof(a->zents[i]));
 	}
-	qsort(a->vpos, nvpos, sizeof(*a->vpos), vposcmp);
+	qsort(a->vpos, nv, sizeof(*a->vpos), vposcmp);
+	for (i = 0; i < nv; i++) {
+		if (nvpos > 0 && a->vpos[nvpos - 1].varid == a->vpos[i].varid) {
+			a->remap[a->vpos[i].pos] = a->vpos[nvpos - 1].pos + 1;
+			continue;
+		}
+		a->vpos[nvpos++] = a->vpos[i];
+	}
 
 	/* entries of the variables; the newest one is each prototype */
 	for (k = a->nents; k-- > 0;) {
@@ -1816,13 +1815,9 @@ print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
 			fill_val(&a->vals[k * nv + j], e, swap);
 			mark_printed(a, e);
 		}
-		row->var = &a->vars[0];
-		for (j = 0; j < nv; j++) {
-			if (varids[j] == b[nv]->varid) {
-				row->var = &a->vars[j];
-				break;
-			}
-		}
+		/* the variable whose entry gave the keys */
+		row->var = &a->vars[((uint32_t)vpos_find(a, nvpos,
+		    b[nv]->varid) + sortpos) % nv];
 	}
 done:
 	a->ap.nvars = nv;

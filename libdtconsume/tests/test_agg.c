@@ -1348,6 +1348,64 @@ START_TEST(test_joined_zero_params)
 }
 END_TEST
 
+/*
+ * aggsortpos with a variable that has no entry at all: its column is the
+ * zero of its own first aggdesc (libdtrace would look up the variable at
+ * the opposite rotation here; see agg.c).
+ */
+START_TEST(test_joined_sortpos_empty)
+{
+	dtc_reader *r = reader_new(0, 1);
+	struct tkey k[] = { KINT(4) };
+	dtc_aggdesc *da = mkdesc(r, 1, 1, "a", 1, k, DTC_AGG_SUM, 8, 0);
+	dtc_aggdesc *db = mkdesc(r, 2, 2, "b", 1, k, DTC_AGG_COUNT, 8, 0);
+	static const int64_t vv[] = { 1, 2, 3 };
+	dtcp_aggstate *a = dtcp_agg_new();
+	struct tbuf b = { 0 };
+	const dtc_aggprint *ap;
+	dtc_error err;
+	uint8_t *e;
+	int i, p;
+
+	mkdesc(r, 3, 3, "c", 1, k, DTC_AGG_QUANTIZE, 1016, 0);
+	for (i = 1; i <= 3; i++) {
+		e = ent_add(&b, r, da);
+		key_int(r, da, e, 0, (uint64_t)i);
+		val_word(r, da, e, 0, (uint64_t)(10 - i));
+		e = ent_add(&b, r, db);
+		key_int(r, db, e, 0, (uint64_t)i);
+		val_word(r, db, e, 0, (uint64_t)i);
+	}
+	snap_ok(a, r, 0, &b);
+	for (p = 0; p < 3; p++) {
+		setopt(r, DTCP_OPT_AGGSORTPOS, p);
+		dtc_error_clear(&err);
+		ap = dtcp_agg_printa(a, r, vv, 3, NULL, &err);
+		ck_assert_ptr_nonnull(ap);
+		ck_assert_uint_eq(ap->nrows, 3);
+		for (i = 0; i < 3; i++) {
+			const dtc_aggrow *row = &ap->rows[i];
+			/*
+			 * position 0 @a: 9, 8, 7 (key 3 first); 1 @b: key 1
+			 * first; 2: the all-zero @c ties, then @a decides
+			 */
+			int want = p == 1 ? i + 1 : 3 - i;
+
+			ck_assert_int_eq(key_i(row, 0), want);
+			ck_assert_uint_eq(row->vals[0].func, DTC_AGG_SUM);
+			ck_assert_uint_eq(row->vals[1].func, DTC_AGG_COUNT);
+			ck_assert_uint_eq(row->vals[2].func, DTC_AGG_QUANTIZE);
+			ck_assert_uint_eq(row->vals[2].size, 1016);
+			ck_assert_uint_eq(vw(r, &row->vals[1], 0), (uint64_t)want);
+		}
+		ck_assert_str_eq(ap->vars[2].name, "c");
+	}
+	tbuf_free(&b);
+	dtcp_agg_free(a);
+	free(r);
+}
+END_TEST
+
 START_TEST(test_joined_empty)
 {
 	dtc_reader *r = reader_new(0, 1);
@@ -1686,6 +1744,18 @@ START_TEST(test_large)
 	ap = printa1(a, r, 1);
 	ck_assert_uint_eq(ap->nrows, 5);
 	ck_assert_uint_eq(ap->rows[0].keys[0].u, n - 5);
+	/* the arena was compacted: the survivors still merge, the rest
+	 * come back as new entries */
+	snap_ok(a, r, 1, &b[1]);
+	ap = printa1(a, r, 1);
+	ck_assert_uint_eq(ap->nrows, n);
+	/* new entries 2 x key first, then the survivors at 22 x key */
+	ck_assert_uint_eq(ap->rows[n - 6].keys[0].u, n - 6);
+	ck_assert_uint_eq(vw(r, &ap->rows[n - 6].vals[0], 0), 2ull * (n - 6));
+	ck_assert_uint_eq(ap->rows[n - 5].keys[0].u, n - 5);
+	ck_assert_uint_eq(vw(r, &ap->rows[n - 5].vals[0], 0), 22ull * (n - 5));
+	ck_assert_uint_eq(ap->rows[n - 1].keys[0].u, n - 1);
+	ck_assert_uint_eq(vw(r, &ap->rows[n - 1].vals[0], 0), 22ull * (n - 1));
 	for (cpu = 0; cpu < 4; cpu++)
 		tbuf_free(&b[cpu]);
 	dtcp_agg_free(a);
@@ -1726,6 +1796,7 @@ agg_suite(void)
 	tcase_add_test(tc, test_joined_sortpos);
 	tcase_add_test(tc, test_joined_zero);
 	tcase_add_test(tc, test_joined_zero_params);
+	tcase_add_test(tc, test_joined_sortpos_empty);
 	tcase_add_test(tc, test_joined_empty);
 	suite_add_tcase(s, tc);
 
