@@ -25,6 +25,16 @@
  * compacts the arena, so memory follows the live keys.  Results handed
  * out (rows, keys, values, zero-filled data) are owned here and reused by
  * the next call.
+ *
+ * Where libdtrace asserts, crashes or reads past its data on bad input, we
+ * pick a defined result instead: entries equal under every comparator
+ * keep creation order; an llquantize whose parameter word breaks its
+ * rules sorts with sum 0; negative aggsortkeypos/aggsortpos count as 0;
+ * INT64_MIN / -1 wraps; a joined printa with aggsortpos set looks up the
+ * aggdesc of a variable without entries under its own varid (libdtrace
+ * uses the variable at the opposite rotation).  mod() keys map to the
+ * lowest symbol address of their module, the capture having no module
+ * table.
  */
 #include "config.h"
 
@@ -1879,6 +1889,12 @@ dtcp_agg_printa(dtcp_aggstate *a, const dtc_reader *r,
 	    n == 0 ? find_desc(a, r, varids[0]) : NULL, fmt, 0, err);
 }
 
+/*
+ * The walk is sorted once, when *cursor is 0, and then handed out one
+ * variable per call; the state must not change (snap, trunc) until it
+ * has returned NULL.  Nothing is marked printed: dtrace(1) prints at exit
+ * with "all unprinted" set, which never sets the flag.
+ */
 const dtc_aggprint *
 dtcp_agg_exit_next(dtcp_aggstate *a, const dtc_reader *r, size_t *cursor)
 {
