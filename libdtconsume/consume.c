@@ -1369,9 +1369,17 @@ read_pass(dtc_reader *r, dtc_error *err)
 				    p->b.size, err);
 				queue_drop(r, DTC_DROP_AGGREGATION, p->b.cpu,
 				    p->b.drops);
-				if (rc != DTC_OK)
+				if (rc != DTC_OK) {
+					/* the engine knows buffer offsets only */
+					if (err != NULL && err->item < 0) {
+						err->item = p->b.item;
+						if (err->offset >= 0)
+							err->offset += (long long)
+							    p->b.file_offset;
+					}
 					return rc == DTC_FATAL ? DTC_FATAL :
 					    DTC_WARN;
+				}
 				if (r->ndq > 0)
 					return AGAIN;
 				continue;
