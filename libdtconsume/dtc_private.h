@@ -98,6 +98,10 @@ dtcp_host_big(void)
 /* container.c: the CBOR-sequence container                            */
 /* ------------------------------------------------------------------ */
 
+/* The container version this code reads and writes (dtsnap(5)). */
+#define DTCP_FORMAT_MAJOR 1
+#define DTCP_FORMAT_MINOR 0
+
 enum dtcp_ntype {
 	DTCP_N_UINT = 1,   /* u */
 	DTCP_N_NEGINT,     /* value is -1 - u */

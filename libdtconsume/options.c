@@ -253,6 +253,8 @@ dtcp_options_set_active(dtcp_options *o, const char *name, const char *value,
 			v = 1;
 		else if (strcmp(value, "switch") == 0)
 			v = 2;
+		else if (value[0] >= '0' && value[0] <= '2' && value[1] == '\0')
+			v = value[0] - '0';   /* dtrace_getopt's numeric form */
 		else
 			bad = 1;
 		break;
