@@ -19,7 +19,8 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 	const dtc_emitter *const *e;
 
 	fprintf(fp,
-"Usage: %s [-qFE] [-x opt[=val]]... [-o outfile] [-f format] [--temporal] FILE...\n"
+"Usage: %s [-qFE] [-x opt[=val]]... [-o outfile] [-f format] [--temporal]\n"
+"       [--merge-aggs] FILE...\n"
 "Decode DTrace captures (.dtsnap files) offline%s.\n"
 "\n"
 "  -q                  quiet (as dtrace -q): -x quiet\n"
@@ -34,6 +35,9 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 		    (*e)->description);
 	fprintf(fp,
 "      --temporal      merge records across CPUs by timestamp (-x temporal)\n"
+"      --merge-aggs    merge the aggregations of all files (same name,\n"
+"                      function, parameters and keys) and print them once,\n"
+"                      after the last file\n"
 "  -E, --exit-status   exit with the status the traced script gave exit()\n"
 "  -h, --help          show this help\n"
 "  -V, --version       show the version\n"
@@ -48,10 +52,36 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 
 struct opt { const char *name, *value; };
 
-/* Decode one file; returns 0, or -1 when the emitter asked to stop. */
+static int
+dispatch(const dtc_handler *h, const dtc_event *ev, void *st,
+    int *exit_status)
+{
+	switch (ev->type) {
+	case DTC_EV_BEGIN: return h->begin ? h->begin(ev, st) : 0;
+	case DTC_EV_PROBE: return h->probe ? h->probe(ev, st) : 0;
+	case DTC_EV_RECORD: return h->record ? h->record(ev, st) : 0;
+	case DTC_EV_PROBE_END: return h->probe_end ? h->probe_end(ev, st) : 0;
+	case DTC_EV_AGG: return h->agg ? h->agg(ev, st) : 0;
+	case DTC_EV_DROP: return h->drop ? h->drop(ev, st) : 0;
+	case DTC_EV_ERROR: return h->error ? h->error(ev, st) : 0;
+	case DTC_EV_NOTICE: return h->notice ? h->notice(ev, st) : 0;
+	case DTC_EV_END:
+		if (ev->exit_status >= 0)
+			*exit_status = ev->exit_status;
+		return h->end ? h->end(ev, st) : 0;
+	}
+	return 0;
+}
+
+/*
+ * Decode one file; returns 0, or -1 when the emitter asked to stop.
+ * With merge, the reader's aggregations are added to it; the first
+ * reader added is kept open in *keep (the merge uses its symbols).
+ */
 static int
 decode_file(cli *c, const char *path, unsigned flags, const struct opt *opts,
-    size_t nopts, const dtc_emitter *em, void *st, int *exit_status)
+    size_t nopts, const dtc_emitter *em, void *st, int *exit_status,
+    dtc_aggmerge *merge, dtc_reader **keep)
 {
 	dtc_reader *r;
 	dtc_error err;
@@ -59,6 +89,8 @@ decode_file(cli *c, const char *path, unsigned flags, const struct opt *opts,
 	const dtc_handler *h = &em->handler;
 	size_t i;
 	int rc, cb;
+
+	(void)cb;
 
 	dtc_error_clear(&err);
 	if (strcmp(path, "-") == 0)
@@ -91,31 +123,21 @@ decode_file(cli *c, const char *path, unsigned flags, const struct opt *opts,
 		}
 		if (ev == NULL)
 			continue;
-		cb = 0;
-		switch (ev->type) {
-		case DTC_EV_BEGIN: if (h->begin) cb = h->begin(ev, st); break;
-		case DTC_EV_PROBE: if (h->probe) cb = h->probe(ev, st); break;
-		case DTC_EV_RECORD: if (h->record) cb = h->record(ev, st); break;
-		case DTC_EV_PROBE_END:
-			if (h->probe_end) cb = h->probe_end(ev, st);
-			break;
-		case DTC_EV_AGG: if (h->agg) cb = h->agg(ev, st); break;
-		case DTC_EV_DROP: if (h->drop) cb = h->drop(ev, st); break;
-		case DTC_EV_ERROR: if (h->error) cb = h->error(ev, st); break;
-		case DTC_EV_NOTICE: if (h->notice) cb = h->notice(ev, st); break;
-		case DTC_EV_END:
-			if (ev->exit_status >= 0)
-				*exit_status = ev->exit_status;
-			if (h->end)
-				cb = h->end(ev, st);
-			break;
-		}
-		if (cb != 0) {
+		if ((cb = dispatch(h, ev, st, exit_status)) != 0) {
 			/* the emitter stopped (dtrace's "processing aborted") */
 			if (c->status < CLI_EXIT_WARN)
 				c->status = CLI_EXIT_WARN;
 			dtc_close(r);
 			return -1;
+		}
+	}
+	if (merge != NULL) {
+		dtc_error_clear(&err);
+		if (dtc_aggmerge_add(merge, r, &err) != DTC_OK)
+			cli_report(c, &err);
+		if (*keep == NULL) {
+			*keep = r;
+			return 0;
 		}
 	}
 	dtc_close(r);
@@ -128,6 +150,7 @@ decode_main(int argc, char **argv, const char *deffmt)
 	static const struct option longopts[] = {
 		{ "temporal", no_argument, NULL, 'T' },
 		{ "exit-status", no_argument, NULL, 'E' },
+		{ "merge-aggs", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -139,7 +162,10 @@ decode_main(int argc, char **argv, const char *deffmt)
 	struct opt *opts;
 	size_t nopts = 0;
 	unsigned flags = 0;
-	int ch, i, want_exit = 0, exit_status = 0, werr;
+	int ch, i, want_exit = 0, exit_status = 0, werr, merge_aggs = 0;
+	dtc_aggmerge *merge = NULL;
+	dtc_reader *keep = NULL;
+	dtc_error merr;
 	void *st;
 	FILE *out = stdout;
 	const char *testing;
@@ -175,6 +201,9 @@ decode_main(int argc, char **argv, const char *deffmt)
 		case 'E':
 			want_exit = 1;
 			break;
+		case 'M':
+			merge_aggs = 1;
+			break;
 		case 'o':
 			outpath = optarg;
 			break;
@@ -207,15 +236,32 @@ decode_main(int argc, char **argv, const char *deffmt)
 	/* dtrace-utils' test harness mode: no CPU and ID columns */
 	testing = getenv("_DTRACE_TESTING");
 	eo.testing = testing != NULL && testing[0] != '\0';
+	eo.merge_aggs = merge_aggs;
 	if ((st = em->create(&eo)) == NULL) {
 		cli_warn(&c, "cannot start the %s output", em->name);
 		free(opts);
 		return CLI_EXIT_WARN;
 	}
+	if (merge_aggs) {
+		flags |= DTC_OPEN_NOAGGEXIT;
+		dtc_error_clear(&merr);
+		if ((merge = dtc_aggmerge_new(&merr)) == NULL)
+			cli_report(&c, &merr);
+	}
 	for (i = optind; i < argc; i++)
 		if (decode_file(&c, argv[i], flags, opts, nopts, em, st,
-		    &exit_status) != 0)
+		    &exit_status, merge, &keep) != 0)
 			break;
+	if (merge != NULL && i == argc) {
+		const dtc_event *ev;
+
+		/* the merged aggregations, printed once after every file */
+		while (dtc_aggmerge_next(merge, &ev) == DTC_OK)
+			if (dispatch(&em->handler, ev, st, &exit_status) != 0)
+				break;
+	}
+	dtc_aggmerge_free(merge);
+	dtc_close(keep);
 	werr = em->destroy(st);
 	if (out != stdout && fclose(out) != 0)
 		werr = -1;

@@ -1930,3 +1930,17 @@ dtcp_agg_exit_next(dtcp_aggstate *a, const dtc_reader *r, size_t *cursor)
 	return print_one(a, r, &a->exitlist[start], n - start,
 	    a->exitlist[start]->varid, NULL, NULL, 1, NULL);
 }
+
+/* Every live entry, in creation order (for --merge-aggs). */
+void
+dtcp_agg_foreach(const dtcp_aggstate *a, dtcp_agg_visit_f *visit, void *arg)
+{
+	size_t i;
+
+	for (i = 0; i < a->nents; i++) {
+		const struct agg_ent *e = &a->ents[i];
+
+		if (!e->dead)
+			visit(e->desc, e->data, e->size, e->normal, arg);
+	}
+}

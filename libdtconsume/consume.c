@@ -125,6 +125,7 @@ struct dtc_reader {
 
 	/* exit printing */
 	size_t exit_cursor;
+	int borrowed_syms;       /* detached: symbol tables belong to another */
 
 	/* scratch reused for every event */
 	dtc_event ev;
@@ -162,6 +163,57 @@ int
 dtcp_reader_illumos(const dtc_reader *r)
 {
 	return r->illumos;
+}
+
+dtcp_aggstate *
+dtcp_reader_aggstate(const dtc_reader *r)
+{
+	return r->agg;
+}
+
+dtcp_meta *
+dtcp_reader_meta_rw(dtc_reader *r)
+{
+	return &r->meta;
+}
+
+static char *
+strdup_or_empty(const char *s)
+{
+	return strdup(s != NULL ? s : "");
+}
+
+dtc_reader *
+dtcp_reader_detached(const dtc_reader *like)
+{
+	dtc_reader *r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->hdr = like->hdr;
+	r->hdr.os = strdup_or_empty(like->hdr.os);
+	r->hdr.release = strdup_or_empty(like->hdr.release);
+	r->hdr.host = strdup_or_empty(like->hdr.host);
+	r->hdr.producer = strdup_or_empty(like->hdr.producer);
+	r->source = strdup("<merged>");
+	r->agg = dtcp_agg_new();
+	if (r->hdr.os == NULL || r->hdr.release == NULL ||
+	    r->hdr.host == NULL || r->hdr.producer == NULL ||
+	    r->source == NULL || r->agg == NULL) {
+		dtc_close(r);
+		return NULL;
+	}
+	r->swap = like->swap;
+	r->illumos = like->illumos;
+	r->opts = like->opts;
+	r->exit_status = -1;
+	r->state = S_DONE;
+	r->meta.ksyms = like->meta.ksyms;
+	r->meta.nksyms = like->meta.nksyms;
+	r->meta.procs = like->meta.procs;
+	r->meta.nprocs = like->meta.nprocs;
+	r->borrowed_syms = 1;
+	return r;
 }
 
 const dtc_header *
@@ -274,6 +326,12 @@ dtc_close(dtc_reader *r)
 	if (r == NULL)
 		return;
 	dtcp_agg_free(r->agg);
+	if (r->borrowed_syms) {
+		r->meta.ksyms = NULL;
+		r->meta.nksyms = 0;
+		r->meta.procs = NULL;
+		r->meta.nprocs = 0;
+	}
 	dtcp_meta_free(&r->meta);
 	free_bufs(r);
 	free(r->segs);

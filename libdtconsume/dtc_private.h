@@ -395,6 +395,12 @@ const dtc_aggprint *dtcp_agg_printa(dtcp_aggstate *a, const dtc_reader *r,
  */
 const dtc_aggprint *dtcp_agg_exit_next(dtcp_aggstate *a, const dtc_reader *r,
     size_t *cursor);
+/* Visit every live entry: its aggdesc (of the first sighting), the merged
+ * bytes (desc->size of them, capture byte order) and normal. */
+typedef void dtcp_agg_visit_f(const dtc_aggdesc *desc, const uint8_t *data,
+    uint32_t size, uint64_t normal, void *arg);
+void dtcp_agg_foreach(const dtcp_aggstate *a, dtcp_agg_visit_f *visit,
+    void *arg);
 
 /* ------------------------------------------------------------------ */
 /* The reader (consume.c owns it)                                      */
@@ -406,5 +412,10 @@ const dtcp_meta *dtcp_reader_meta(const dtc_reader *r);
 const dtcp_options *dtcp_reader_options(const dtc_reader *r);
 int dtcp_reader_swap(const dtc_reader *r);     /* capture byte order != host */
 int dtcp_reader_illumos(const dtc_reader *r);  /* illumos rules */
+dtcp_aggstate *dtcp_reader_aggstate(const dtc_reader *r);
+/* A reader with no input (for merged aggregations): byte order, OS rules,
+ * options and symbol tables of `like`, which must outlive it. */
+dtc_reader *dtcp_reader_detached(const dtc_reader *like);
+dtcp_meta *dtcp_reader_meta_rw(dtc_reader *r);
 
 #endif /* DTC_PRIVATE_H */

@@ -436,6 +436,20 @@ typedef struct dtc_handler {
 int dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err);
 
 const dtc_header *dtc_reader_header(const dtc_reader *r);
+
+/*
+ * Aggregations of several captures merged (dtconsume --merge-aggs): add
+ * each reader after its last event (open them with DTC_OPEN_NOAGGEXIT),
+ * then pull the merged end-of-run printing as DTC_EV_AGG events until
+ * DTC_EOF.  Aggregations merge when name, function, parameters and key
+ * layout are equal.  The first reader added must stay open until
+ * dtc_aggmerge_free() (its symbol tables are used); others may be closed.
+ */
+typedef struct dtc_aggmerge dtc_aggmerge;
+dtc_aggmerge *dtc_aggmerge_new(dtc_error *err);
+int dtc_aggmerge_add(dtc_aggmerge *m, const dtc_reader *r, dtc_error *err);
+int dtc_aggmerge_next(dtc_aggmerge *m, const dtc_event **ev);
+void dtc_aggmerge_free(dtc_aggmerge *m);
 /* Wall-clock ns since the epoch for an hrtime, from the capture's clock
  * item; 0 (and *wall untouched) when the capture has none. */
 int dtc_reader_walltime(const dtc_reader *r, uint64_t hrtime, uint64_t *wall);
