@@ -13,7 +13,7 @@ DTCONSUME="$top_builddir/cmd/dtconsume"
 work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-json.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 n=0 fail=0
-for desc in $(find "$top_srcdir/testdata" -name desc.json -o -name '*.synth.json' | sort); do
+for desc in $(find "$top_srcdir/testdata" -name desc.json -o -path '*/testdata/valid/*.json' | sort); do
 	dir=$(dirname "$desc")
 	[ -f "$dir/skip" ] && continue
 	n=$((n + 1))
