@@ -33,6 +33,24 @@ for desc in $(find "$top_srcdir/testdata" -name desc.json -o -path '*/testdata/v
 		fail=$((fail + 1))
 	fi
 done
+# hand-written expectations on the JSON of some cases (checks.jq: a jq
+# program over all lines of the output, slurped, that must give true)
+for chk in "$top_srcdir"/testdata/valid/*/checks.jq; do
+	[ -f "$chk" ] || continue
+	dir=$(dirname "$chk")
+	snaps=""
+	for j in "$dir"/*.json; do
+		s="$work/chk-$(basename "$j" .json).dtsnap"
+		"$DTSNAP" synth "$j" -o "$s" 2>/dev/null && snaps="$snaps $s"
+	done
+	# shellcheck disable=SC2086
+	if "$DT2JSON" $snaps 2>/dev/null | "$JQ" -e -s -f "$chk" >/dev/null; then
+		echo "PASS checks $(basename "$dir")"
+	else
+		echo "FAIL checks $(basename "$dir"): $chk is not true"
+		fail=$((fail + 1))
+	fi
+done
 echo "$((n - fail))/$n fixtures: JSON parses with jq and CBOR equals JSON"
 [ $n -gt 0 ] || exit 77
 [ $fail -eq 0 ]
