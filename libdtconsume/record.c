@@ -50,7 +50,7 @@ dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data, uint32_t size,
 		}
 		v->pid = dtcp_ld64(data, swap);
 		/* never trust depth/strsize beyond what the record holds */
-		if ((uint64_t)(depth + 1) * 8 > size)
+		if (((uint64_t)depth + 1) * 8 > size)
 			depth = size / 8 - 1;
 		v->nframes = depth;
 		v->pcs = data + 8;
