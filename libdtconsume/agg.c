@@ -1587,9 +1587,10 @@ print_one(dtcp_aggstate *a, const dtc_reader *r, struct agg_ent **v,
 	fill_var(&a->vars[0], varid, n > 0 ? v[0]->desc : d);
 	for (i = 0; i < n; i++) {
 		a->rows[i].var = &a->vars[0];
-		a->rows[i].keys = &a->keys[kpos];
+		a->rows[i].keys = a->keys != NULL ? &a->keys[kpos] : NULL;
 		a->rows[i].vals = &a->vals[i];
-		decode_keys(&a->keys[kpos], v[i], swap);
+		if (a->keys != NULL)    /* no key anywhere: no array */
+			decode_keys(&a->keys[kpos], v[i], swap);
 		kpos += v[i]->desc->nrecs - 2;
 		fill_val(&a->vals[i], v[i], swap);
 		if (!at_exit)
@@ -1815,8 +1816,9 @@ print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
 		struct agg_ent **b = a->bundles[k];
 		dtc_aggrow *row = &a->rows[k];
 
-		row->keys = &a->keys[nk];
-		decode_keys(&a->keys[nk], b[nv], swap);
+		row->keys = a->keys != NULL ? &a->keys[nk] : NULL;
+		if (a->keys != NULL)
+			decode_keys(&a->keys[nk], b[nv], swap);
 		nk += b[nv]->desc->nrecs - 2;
 		row->vals = &a->vals[k * nv];
 		/* printa order undoes the rotation */
