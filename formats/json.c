@@ -145,14 +145,11 @@ u128(model_out *o, uint64_t hi, uint64_t lo)
 static void
 str(model_out *o, const char *s, size_t len)
 {
-	json_t *v = json_stringn_nocheck(s, len);
+	/* json_stringn checks UTF-8 and gives NULL when the bytes are not
+	 * (capture bytes are arbitrary): keep them readable as Latin-1
+	 * rather than lose them */
+	json_t *v = json_stringn(s, len);
 
-	/* not valid UTF-8 (capture bytes are arbitrary): keep the bytes
-	 * readable as Latin-1 rather than lose them */
-	if (v != NULL && json_stringn(s, len) == NULL) {
-		json_decref(v);
-		v = NULL;
-	}
 	if (v == NULL) {
 		char *u = malloc(len * 2 + 1);
 		size_t i, n = 0;
