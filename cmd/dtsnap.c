@@ -624,6 +624,711 @@ cmd_dump(cli *c, int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
+/* convert: CBOR <-> JSON Lines                                        */
+/* ------------------------------------------------------------------ */
+
+static const char convert_usage[] =
+"usage: dtsnap convert [-f json|cbor] IN [-o OUT]\n"
+"\n"
+"Convert a capture between its CBOR form and a lossless JSON Lines form:\n"
+"one JSON object per item and line, byte strings as {\"hex\": \"...\"},\n"
+"integers exact (to 2^64 - 1 and down to -2^64).  The input form is\n"
+"recognised; the output defaults to the other one.  IN or OUT \"-\" (or no\n"
+"OUT) is standard input or output.\n";
+
+/* A growable output buffer for CBOR. */
+typedef struct obuf {
+	uint8_t *p;
+	size_t len, cap;
+	int nomem;
+} obuf;
+
+static void
+ob_put(obuf *b, const void *p, size_t n)
+{
+	if (b->nomem)
+		return;
+	if (b->len + n > b->cap) {
+		size_t ncap = b->cap ? b->cap : 4096;
+		uint8_t *np;
+
+		while (ncap < b->len + n)
+			ncap *= 2;
+		if ((np = realloc(b->p, ncap)) == NULL) {
+			b->nomem = 1;
+			return;
+		}
+		b->p = np;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+/* A CBOR head in its shortest form, as the writer encodes it. */
+static void
+cb_head(obuf *b, unsigned major, uint64_t v)
+{
+	uint8_t h[9];
+	size_t n, i;
+
+	if (v < 24) {
+		h[0] = (uint8_t)(major << 5 | v);
+		n = 1;
+	} else {
+		unsigned ai = v < 0x100 ? 24 : v < 0x10000 ? 25 :
+		    v < 0x100000000ull ? 26 : 27;
+
+		n = (size_t)1 << (ai - 24);
+		h[0] = (uint8_t)(major << 5 | ai);
+		for (i = 0; i < n; i++)
+			h[1 + i] = (uint8_t)(v >> (8 * (n - 1 - i)));
+		n++;
+	}
+	ob_put(b, h, n);
+}
+
+/* ---- JSON to CBOR ---- */
+
+typedef struct jparse {
+	const char *p, *end, *start;
+	obuf *out;
+	const char *err;
+	int depth;
+} jparse;
+
+static void
+j_ws(jparse *j)
+{
+	while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' ||
+	    *j->p == '\n' || *j->p == '\r'))
+		j->p++;
+}
+
+static int
+j_fail(jparse *j, const char *msg)
+{
+	if (j->err == NULL)
+		j->err = msg;
+	return -1;
+}
+
+static int j_value(jparse *j);
+
+static int
+hexdig(int c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ?
+	    c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* A JSON string, decoded to UTF-8 in *s (caller frees). */
+static int
+j_string(jparse *j, char **s, size_t *len)
+{
+	obuf b = { NULL, 0, 0, 0 };
+	uint32_t cp, lo;
+	uint8_t u[4];
+	int k, d;
+
+	if (j->p >= j->end || *j->p != '"')
+		return j_fail(j, "expected a string");
+	j->p++;
+	for (;;) {
+		if (j->p >= j->end) {
+			free(b.p);
+			return j_fail(j, "unterminated string");
+		}
+		if (*j->p == '"')
+			break;
+		if ((unsigned char)*j->p < 0x20) {
+			free(b.p);
+			return j_fail(j, "control character in a string");
+		}
+		if (*j->p != '\\') {
+			ob_put(&b, j->p++, 1);
+			continue;
+		}
+		if (++j->p >= j->end)
+			break;
+		switch (*j->p++) {
+		case '"': ob_put(&b, "\"", 1); continue;
+		case '\\': ob_put(&b, "\\", 1); continue;
+		case '/': ob_put(&b, "/", 1); continue;
+		case 'b': ob_put(&b, "\b", 1); continue;
+		case 'f': ob_put(&b, "\f", 1); continue;
+		case 'n': ob_put(&b, "\n", 1); continue;
+		case 'r': ob_put(&b, "\r", 1); continue;
+		case 't': ob_put(&b, "\t", 1); continue;
+		case 'u': break;
+		default:
+			free(b.p);
+			return j_fail(j, "bad escape in a string");
+		}
+		for (cp = 0, k = 0; k < 4; k++) {
+			if (j->p >= j->end || (d = hexdig(*j->p++)) < 0) {
+				free(b.p);
+				return j_fail(j, "bad \\u escape");
+			}
+			cp = cp << 4 | (uint32_t)d;
+		}
+		if (cp >= 0xd800 && cp < 0xdc00 && j->end - j->p >= 6 &&
+		    j->p[0] == '\\' && j->p[1] == 'u') {
+			for (lo = 0, k = 2; k < 6; k++) {
+				if ((d = hexdig(j->p[k])) < 0)
+					break;
+				lo = lo << 4 | (uint32_t)d;
+			}
+			if (k == 6 && lo >= 0xdc00 && lo < 0xe000) {
+				cp = 0x10000 + ((cp - 0xd800) << 10) +
+				    (lo - 0xdc00);
+				j->p += 6;
+			}
+		}
+		if (cp < 0x80) {
+			u[0] = (uint8_t)cp;
+			k = 1;
+		} else if (cp < 0x800) {
+			u[0] = (uint8_t)(0xc0 | cp >> 6);
+			u[1] = (uint8_t)(0x80 | (cp & 0x3f));
+			k = 2;
+		} else if (cp < 0x10000) {
+			u[0] = (uint8_t)(0xe0 | cp >> 12);
+			u[1] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+			u[2] = (uint8_t)(0x80 | (cp & 0x3f));
+			k = 3;
+		} else {
+			u[0] = (uint8_t)(0xf0 | cp >> 18);
+			u[1] = (uint8_t)(0x80 | (cp >> 12 & 0x3f));
+			u[2] = (uint8_t)(0x80 | (cp >> 6 & 0x3f));
+			u[3] = (uint8_t)(0x80 | (cp & 0x3f));
+			k = 4;
+		}
+		ob_put(&b, u, (size_t)k);
+	}
+	j->p++;
+	if (b.nomem) {
+		free(b.p);
+		return j_fail(j, "out of memory");
+	}
+	ob_put(&b, "", 1);      /* a NUL, not counted */
+	if (b.nomem) {
+		free(b.p);
+		return j_fail(j, "out of memory");
+	}
+	*s = (char *)b.p;
+	*len = b.len - 1;
+	return 0;
+}
+
+/* Integers exactly (CBOR uint or negint); anything else as a double. */
+static int
+j_number(jparse *j)
+{
+	const char *q = j->p;
+	int neg = 0, isreal = 0;
+	uint64_t u = 0;
+	char buf[64], *e;
+	double d;
+
+	if (q < j->end && *q == '-') {
+		neg = 1;
+		q++;
+	}
+	if (q >= j->end || *q < '0' || *q > '9')
+		return j_fail(j, "bad number");
+	for (; q < j->end && *q >= '0' && *q <= '9'; q++) {
+		if (u > (UINT64_MAX - (uint64_t)(*q - '0')) / 10)
+			isreal = 1;
+		u = u * 10 + (uint64_t)(*q - '0');
+	}
+	if (q < j->end && (*q == '.' || *q == 'e' || *q == 'E'))
+		isreal = 1;
+	else if (neg && q - j->p == 21 &&
+	    memcmp(j->p + 1, "18446744073709551616", 20) == 0) {
+		cb_head(j->out, 1, UINT64_MAX);     /* -2^64 */
+		j->p = q;
+		return 0;
+	}
+	/* -2^64 is the smallest CBOR integer: -1 - (2^64 - 1) */
+	if (!isreal) {
+		if (neg && u == 0)
+			cb_head(j->out, 0, 0);
+		else
+			cb_head(j->out, neg ? 1 : 0, neg ? u - 1 : u);
+		j->p = q;
+		return 0;
+	}
+	while (q < j->end && strchr("0123456789.eE+-", *q) != NULL)
+		q++;
+	if ((size_t)(q - j->p) >= sizeof(buf))
+		return j_fail(j, "number too long");
+	memcpy(buf, j->p, (size_t)(q - j->p));
+	buf[q - j->p] = '\0';
+	d = strtod(buf, &e);
+	if (*e != '\0')
+		return j_fail(j, "bad number");
+	{
+		uint8_t f[9];
+		uint64_t bits;
+		int i;
+
+		memcpy(&bits, &d, 8);
+		f[0] = 0xfb;
+		for (i = 0; i < 8; i++)
+			f[1 + i] = (uint8_t)(bits >> (56 - 8 * i));
+		ob_put(j->out, f, 9);
+	}
+	j->p = q;
+	return 0;
+}
+
+/* {"hex": "..."} alone is a byte string; try it, else rewind. */
+static int
+j_try_hex(jparse *j)
+{
+	const char *save = j->p, *err = j->err;
+	char *key = NULL, *hex = NULL;
+	size_t klen, hlen, i;
+	obuf b = { NULL, 0, 0, 0 };
+	int ok = 0, hi, lo;
+
+	j_ws(j);
+	if (j_string(j, &key, &klen) != 0 || klen != 3 ||
+	    memcmp(key, "hex", 3) != 0)
+		goto no;
+	j_ws(j);
+	if (j->p >= j->end || *j->p++ != ':')
+		goto no;
+	j_ws(j);
+	if (j_string(j, &hex, &hlen) != 0)
+		goto no;
+	j_ws(j);
+	if (j->p >= j->end || *j->p != '}' || hlen % 2 != 0)
+		goto no;
+	for (i = 0; i < hlen; i += 2) {
+		if ((hi = hexdig(hex[i])) < 0 || (lo = hexdig(hex[i + 1])) < 0)
+			goto no;
+		ob_put(&b, &(uint8_t){ (uint8_t)(hi << 4 | lo) }, 1);
+	}
+	if (b.nomem)
+		goto no;
+	j->p++;
+	cb_head(j->out, 2, b.len);
+	ob_put(j->out, b.p, b.len);
+	ok = 1;
+no:
+	free(key);
+	free(hex);
+	free(b.p);
+	if (!ok) {
+		j->p = save;
+		j->err = err;
+	}
+	return ok;
+}
+
+/* Arrays and maps have a definite length: members go to a side buffer. */
+static int
+j_container(jparse *j, int obj)
+{
+	obuf *outer = j->out, inner = { NULL, 0, 0, 0 };
+	uint64_t n = 0;
+	char *key;
+	size_t klen;
+	int rc = -1;
+
+	j->p++;
+	if (obj && j_try_hex(j))
+		return 0;
+	if (++j->depth > 64)
+		return j_fail(j, "nesting too deep");
+	j->out = &inner;
+	j_ws(j);
+	if (j->p < j->end && *j->p == (obj ? '}' : ']')) {
+		j->p++;
+		goto done;
+	}
+	for (;;) {
+		j_ws(j);
+		if (obj) {
+			if (j_string(j, &key, &klen) != 0)
+				goto out;
+			cb_head(&inner, 3, klen);
+			ob_put(&inner, key, klen);
+			free(key);
+			j_ws(j);
+			if (j->p >= j->end || *j->p++ != ':') {
+				j_fail(j, "expected ':'");
+				goto out;
+			}
+		}
+		if (j_value(j) != 0)
+			goto out;
+		n++;
+		j_ws(j);
+		if (j->p < j->end && *j->p == ',') {
+			j->p++;
+			continue;
+		}
+		if (j->p < j->end && *j->p == (obj ? '}' : ']')) {
+			j->p++;
+			break;
+		}
+		j_fail(j, obj ? "expected ',' or '}'" : "expected ',' or ']'");
+		goto out;
+	}
+done:
+	if (inner.nomem) {
+		j_fail(j, "out of memory");
+		goto out;
+	}
+	cb_head(outer, obj ? 5 : 4, n);
+	ob_put(outer, inner.p, inner.len);
+	rc = 0;
+out:
+	j->out = outer;
+	j->depth--;
+	free(inner.p);
+	return rc;
+}
+
+static int
+j_value(jparse *j)
+{
+	char *s;
+	size_t len;
+
+	j_ws(j);
+	if (j->p >= j->end)
+		return j_fail(j, "unexpected end of input");
+	switch (*j->p) {
+	case '{':
+		return j_container(j, 1);
+	case '[':
+		return j_container(j, 0);
+	case '"':
+		if (j_string(j, &s, &len) != 0)
+			return -1;
+		cb_head(j->out, 3, len);
+		ob_put(j->out, s, len);
+		free(s);
+		return 0;
+	}
+	if (j->end - j->p >= 4 && memcmp(j->p, "true", 4) == 0) {
+		ob_put(j->out, "\xf5", 1);
+		j->p += 4;
+		return 0;
+	}
+	if (j->end - j->p >= 5 && memcmp(j->p, "false", 5) == 0) {
+		ob_put(j->out, "\xf4", 1);
+		j->p += 5;
+		return 0;
+	}
+	if (j->end - j->p >= 4 && memcmp(j->p, "null", 4) == 0) {
+		ob_put(j->out, "\xf6", 1);
+		j->p += 4;
+		return 0;
+	}
+	return j_number(j);
+}
+
+/* All JSON values of the input (JSON Lines, or any layout) to CBOR. */
+static int
+json_to_cbor(cli *c, const char *name, const char *buf, size_t len,
+    obuf *out)
+{
+	jparse j;
+	size_t line = 1;
+	const char *q;
+
+	memset(&j, 0, sizeof(j));
+	j.p = j.start = buf;
+	j.end = buf + len;
+	j.out = out;
+	for (;;) {
+		j_ws(&j);
+		if (j.p >= j.end)
+			break;
+		if (*j.p != '{')
+			j_fail(&j, "expected an object (one item per line)");
+		else
+			j_value(&j);
+		if (j.err != NULL || out->nomem) {
+			for (q = buf; q < j.p; q++)
+				line += *q == '\n';
+			cli_warn(c, "%s: line %zu: %s", name, line,
+			    out->nomem ? "out of memory" : j.err);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ---- CBOR to JSON ---- */
+
+static void
+json_text(FILE *f, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < n; i++) {
+		switch (p[i]) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		default:
+			if (p[i] < 0x20 || p[i] == 0x7f)
+				fprintf(f, "\\u%04x", p[i]);
+			else
+				fputc(p[i], f);
+		}
+	}
+	fputc('"', f);
+}
+
+/* One node and its subtree; returns the node after it, NULL when a
+ * value has no JSON form (tags, undefined, non-text map keys). */
+static const dtcp_node *
+json_node(FILE *f, const dtcp_node *n, const char **why)
+{
+	const dtcp_node *c;
+	uint32_t i;
+	size_t k;
+
+	switch (n->type) {
+	case DTCP_N_UINT:
+		fprintf(f, "%" PRIu64, n->u);
+		return n + 1;
+	case DTCP_N_NEGINT:
+		/* -1 - u, exactly, down to -2^64 */
+		if (n->u == UINT64_MAX)
+			fputs("-18446744073709551616", f);
+		else
+			fprintf(f, "-%" PRIu64, n->u + 1);
+		return n + 1;
+	case DTCP_N_TEXT:
+		json_text(f, n->ptr, n->len);
+		return n + 1;
+	case DTCP_N_BYTES:
+		fputs("{\"hex\":\"", f);
+		for (k = 0; k < n->len; k++)
+			fprintf(f, "%02x", n->ptr[k]);
+		fputs("\"}", f);
+		return n + 1;
+	case DTCP_N_BOOL:
+		fputs(n->u ? "true" : "false", f);
+		return n + 1;
+	case DTCP_N_NULL:
+		fputs("null", f);
+		return n + 1;
+	case DTCP_N_FLOAT: {
+		char buf[40];
+
+		snprintf(buf, sizeof(buf), "%.17g", n->f);
+		/* keep it a real number when read back */
+		if (strpbrk(buf, ".eEn") == NULL)
+			strcat(buf, ".0");
+		if (strpbrk(buf, "ni") != NULL) {
+			*why = "a NaN or infinite float";
+			return NULL;
+		}
+		fputs(buf, f);
+		return n + 1;
+	}
+	case DTCP_N_ARRAY:
+		fputc('[', f);
+		for (i = 0, c = n + 1; i < n->count; i++) {
+			if (i > 0)
+				fputc(',', f);
+			if ((c = json_node(f, c, why)) == NULL)
+				return NULL;
+		}
+		fputc(']', f);
+		return c;
+	case DTCP_N_MAP:
+		fputc('{', f);
+		for (i = 0, c = n + 1; i < n->count; i++) {
+			if (c->type != DTCP_N_TEXT) {
+				*why = "a map key that is not text";
+				return NULL;
+			}
+			if (i > 0)
+				fputc(',', f);
+			json_text(f, c->ptr, c->len);
+			fputc(':', f);
+			if ((c = json_node(f, c + 1, why)) == NULL)
+				return NULL;
+		}
+		fputc('}', f);
+		return c;
+	}
+	*why = n->type == DTCP_N_TAG ? "a CBOR tag" : "an undefined value";
+	return NULL;
+}
+
+/* Every item of a capture as a JSON line (or its raw bytes, cbor). */
+static int
+cbor_out(cli *c, dtcp_container *cont, const char *name, const uint8_t *raw,
+    FILE *out, int tojson)
+{
+	dtcp_item it;
+	dtc_error err;
+	const char *why;
+	int rc, bad = 0;
+
+	for (;;) {
+		dtc_error_clear(&err);
+		rc = dtcp_container_next(cont, &it, &err);
+		if (rc == DTC_EOF)
+			break;
+		if (rc != DTC_OK) {
+			if (err.source[0] == '\0')
+				snprintf(err.source, sizeof(err.source), "%s",
+				    name);
+			cli_report(c, &err);
+			bad = 1;
+			if (rc == DTC_FATAL)
+				break;
+			continue;
+		}
+		if (!tojson) {
+			/* CBOR to CBOR: the item's own bytes */
+			fwrite(raw + it.offset, 1, it.size, out);
+			continue;
+		}
+		why = NULL;
+		if (json_node(out, &it.nodes[0], &why) == NULL) {
+			cli_warn(c, "%s: item %lld, offset %zu: %s has no JSON "
+			    "form", name, it.index, it.offset, why);
+			bad = 1;
+		}
+		fputc('\n', out);
+	}
+	return bad ? -1 : 0;
+}
+
+/* The whole input: files are small enough, and stdin cannot be mapped. */
+static int
+read_all(cli *c, const char *path, uint8_t **buf, size_t *len)
+{
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	obuf b = { NULL, 0, 0, 0 };
+	uint8_t chunk[65536];
+	size_t n;
+
+	if (f == NULL) {
+		cli_warn(c, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		ob_put(&b, chunk, n);
+	if (ferror(f) || b.nomem) {
+		cli_warn(c, "%s: %s", path, b.nomem ? "out of memory" :
+		    strerror(errno));
+		if (f != stdin)
+			fclose(f);
+		free(b.p);
+		return -1;
+	}
+	if (f != stdin)
+		fclose(f);
+	*buf = b.p;
+	*len = b.len;
+	return 0;
+}
+
+static int
+cmd_convert(cli *c, int argc, char **argv)
+{
+	const char *in = NULL, *outpath = NULL, *fmt = NULL, *name;
+	uint8_t *buf = NULL;
+	size_t len = 0, k;
+	obuf cb = { NULL, 0, 0, 0 };
+	dtcp_container *cont;
+	dtc_error err;
+	FILE *out = stdout;
+	int i, injson, tojson, rc = -1;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(convert_usage, stdout);
+			return CLI_EXIT_OK;
+		}
+		if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "-o") == 0) {
+			if (i + 1 == argc)
+				cli_usage_error(c, "convert: %s needs a value",
+				    argv[i]);
+			if (argv[i][1] == 'f')
+				fmt = argv[++i];
+			else
+				outpath = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+			cli_usage_error(c, "convert: unknown option '%s'",
+			    argv[i]);
+		} else if (in == NULL) {
+			in = argv[i];
+		} else {
+			cli_usage_error(c, "convert: one input at a time");
+		}
+	}
+	if (in == NULL)
+		cli_usage_error(c, "convert: no input given");
+	if (fmt != NULL && strcmp(fmt, "json") != 0 && strcmp(fmt, "cbor") != 0)
+		cli_usage_error(c, "convert: -f takes json or cbor, not '%s'",
+		    fmt);
+	if (read_all(c, in, &buf, &len) != 0)
+		return CLI_EXIT_WARN;
+	name = strcmp(in, "-") == 0 ? "<stdin>" : in;
+	for (k = 0; k < len && strchr(" \t\r\n", buf[k]) != NULL; k++)
+		;
+	injson = k < len && buf[k] == '{';
+	tojson = fmt != NULL ? fmt[0] == 'j' : !injson;
+	if (outpath != NULL && strcmp(outpath, "-") != 0 &&
+	    (out = fopen(outpath, "wb")) == NULL) {
+		cli_warn(c, "%s: %s", outpath, strerror(errno));
+		free(buf);
+		return CLI_EXIT_WARN;
+	}
+	if (injson) {
+		if (json_to_cbor(c, name, (const char *)buf, len, &cb) != 0)
+			goto out;
+		free(buf);
+		buf = cb.p;
+		len = cb.len;
+		cb.p = NULL;
+		if (!tojson) {
+			fwrite(buf, 1, len, out);
+			rc = 0;
+			goto out;
+		}
+	}
+	dtc_error_clear(&err);
+	if ((cont = dtcp_container_open_memory(buf, len, name, &err)) == NULL) {
+		cli_report(c, &err);
+		goto out;
+	}
+	rc = cbor_out(c, cont, name, buf, out, tojson);
+	dtcp_container_close(cont);
+out:
+	if (out != stdout) {
+		if (fclose(out) != 0 && rc == 0) {
+			cli_warn(c, "%s: %s", outpath, strerror(errno));
+			rc = -1;
+		}
+	} else if (fflush(out) != 0 && rc == 0) {
+		cli_warn(c, "standard output: %s", strerror(errno));
+		rc = -1;
+	}
+	free(buf);
+	free(cb.p);
+	return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_WARN;
+}
+
+/* ------------------------------------------------------------------ */
 /* synth                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -718,5 +1423,7 @@ main(int argc, char **argv)
 		return cmd_synth(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "dump") == 0)
 		return cmd_dump(&c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "convert") == 0)
+		return cmd_convert(&c, argc - 1, argv + 1);
 	cli_usage_error(&c, "unknown command '%s'", argv[1]);
 }
