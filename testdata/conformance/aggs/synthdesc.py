@@ -11,11 +11,13 @@ Conventions, shared by every fixture of these sections:
   script's pragmas set, as libdtrace keeps them (a flag pragma such as
   `quiet` is 0 = set; rates in nanoseconds), plus strsize.
 - EPIDs are numbered in clause order (one enabling per clause and probe).
-  A clause that stores nothing in the principal buffer (only aggregations
-  and assignments) has an EPID -- its aggregations name it -- but no
-  eprobe is described for it, because SYNTH.md has no way to say "an
-  enabling whose records are all of size 0" ("recs": [] means the default
-  action's header-only record).
+  A clause whose only data-storing statements are aggregations is an
+  "aggonly" eprobe ("recs": [], size 0: the kernel never writes a record
+  for it).  A clause that stores nothing at all (only assignments, e.g.
+  BEGIN { i = 0; }) still takes an EPID but is not described: nothing
+  refers to it.  (Either way the size-0 DIFEXPR records of assignments,
+  which the kernel's eprobedesc would list, are left out; no consumer
+  output depends on them.)
 - Aggregation ids are numbered per statement, in clause then statement
   order; variable ids in order of first appearance in the script.
 - Updates are grouped as the kernel's dtrace_aggregate() groups them: in
@@ -134,6 +136,7 @@ class Desc:
         self.probes = OrderedDict()
         self.eprobes = []
         self.nepid = 0
+        self.epprobe = {}
         self.aggs = []
         self.varids = OrderedDict()
         self.passes = []
@@ -154,6 +157,7 @@ class Desc:
         action (header-only record)."""
         self.nepid += 1
         pid = self._probe(probe)
+        self.epprobe[self.nepid] = pid
         if recs is not None:
             self.eprobes.append(OrderedDict([("epid", self.nepid),
                 ("probe", pid), ("recs", recs)]))
@@ -188,7 +192,15 @@ class Desc:
         if self.options_later:
             d["options_later"] = self.options_later
         d["probes"] = list(self.probes.values())
-        d["eprobes"] = self.eprobes
+        eps = list(self.eprobes)
+        have = set(e["epid"] for e in eps)
+        for a in self.aggs:
+            if a["epid"] not in have:
+                have.add(a["epid"])
+                eps.append(OrderedDict([("epid", a["epid"]),
+                    ("probe", self.epprobe[a["epid"]]), ("recs", []),
+                    ("aggonly", True)]))
+        d["eprobes"] = sorted(eps, key=lambda e: e["epid"])
         d["aggs"] = self.aggs
         d["passes"] = [p.to_json() for p in self.passes]
         d["end"] = OrderedDict([("exit_status", self.exit_status)])
