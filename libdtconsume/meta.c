@@ -334,7 +334,10 @@ load_eprobe(loadctx *x, const dtcp_node *map)
 	/* A record laid out past its own size cannot be decoded; keep the
 	 * description (its size still lets the walker step over it). */
 	for (i = 0; i < ep->nrecs; i++) {
-		if ((uint64_t)recs[i].offset + recs[i].size > ep->size) {
+		/* a record of size 0 (speculate, commit, ...) stores nothing;
+		 * in a clause that stores nothing its offset is past size 0 */
+		if (recs[i].size != 0 &&
+		    (uint64_t)recs[i].offset + recs[i].size > ep->size) {
 			dtcp_meta_mark_bad(x->m, ep->epid);
 			rc = bad(x, map, DTC_E_BADRECDESC, "eprobe %u: record %u "
 			    "(offset %u, size %u) lies outside the %u-byte record",

@@ -9,8 +9,10 @@
 #   - 0x... hex numbers become {ptr} on both sides;
 #   - both sides sorted unless the script says @@nosort.
 # A case directory holds: desc.json, expected.r, case.d (the script, for
-# @@nosort and reference), optional "args" (extra dtconsume arguments) and
-# optional "skip" (why the case cannot be represented by a capture).
+# @@nosort and reference), optional "args" (extra dtconsume arguments),
+# optional "env" (NAME=value lines for dtconsume's environment, e.g. the
+# TZ the script ran under) and optional "skip" (why the case cannot be
+# represented by a capture).
 # Prints one line per case and "N/M cases byte-exact"; fails when a case
 # listed in testdata/conformance/PASSING no longer passes.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -44,8 +46,11 @@ for desc in $(cd "$root" && find . -name desc.json | sort); do
 	else
 		args=""
 		[ -f "$d/args" ] && args=$(cat "$d/args")
+		envs=""
+		[ -f "$d/env" ] && envs=$(grep -E '^[A-Za-z_][A-Za-z0-9_]*=' "$d/env")
 		# shellcheck disable=SC2086
-		_DTRACE_TESTING=t "$DTCONSUME" $args "$w/snap.dtsnap" >"$w/out" 2>"$w/err"
+		env $envs _DTRACE_TESTING=t "$DTCONSUME" $args "$w/snap.dtsnap" \
+		    >"$w/out" 2>"$w/err"
 		cp "$w/out" "$w/got"
 		if [ -s "$w/err" ]; then
 			echo "-- @@stderr --" >>"$w/got"
