@@ -457,7 +457,7 @@ dump_buf(snap *s, FILE *f, int all)
 	bufitem b;
 	size_t end = 0;
 	uint32_t i;
-	int rc;
+	int rc, stopped = 0;
 
 	if (get_bufitem(s, &b, 1) != 0)
 		return;
@@ -475,6 +475,7 @@ dump_buf(snap *s, FILE *f, int all)
 			break;
 		if (rc != DTC_OK) {
 			problem(s, &err);
+			stopped = 1;
 			if (rc == DTC_FATAL)
 				break;
 			continue;
@@ -504,8 +505,7 @@ dump_buf(snap *s, FILE *f, int all)
 			put_data(f, rec.data + r->offset, r->size, all);
 		}
 	}
-	if (s->walker.size > end && s->walker.pos >= s->walker.size &&
-	    err.code == DTC_E_NONE)
+	if (s->walker.size > end && !stopped)
 		fprintf(f, "  cpu %d: %zu bytes of EPIDNONE at the end\n",
 		    (int)b.cpu, s->walker.size - end);
 }
@@ -619,6 +619,354 @@ cmd_dump(cli *c, int argc, char **argv)
 		while (snap_next(&s) == DTC_OK)
 			dump_item(&s, stdout, all);
 	}
+	snap_close(&s);
+	return s.nproblems > 0 ? CLI_EXIT_WARN : CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* validate and info: one walk over everything                         */
+/* ------------------------------------------------------------------ */
+
+/* What info shows per CPU. */
+typedef struct cpustat {
+	uint64_t bufs, bytes, records, drops, errors;
+	uint64_t aggbufs, aggbytes, entries, aggdrops;
+} cpustat;
+
+typedef struct kindcount {
+	char kind[24];
+	uint64_t n;
+} kindcount;
+
+/* Everything a walk learns (info prints it; validate counts it). */
+typedef struct walkstat {
+	cpustat *cpus;
+	uint32_t ncpus;
+	kindcount kinds[32];
+	size_t nkinds;
+	uint64_t items, records, entries, maxpass, lastpass;
+	uint64_t tsmin, tsmax;
+	int have_ts;
+	int end_status_known;
+	int64_t exit_status;
+	/* (pass, cpu) of the buf items seen in the current pass */
+	uint8_t *seen;
+} walkstat;
+
+static void
+count_kind(walkstat *w, const char *kind)
+{
+	size_t i;
+
+	w->items++;
+	for (i = 0; i < w->nkinds; i++)
+		if (strcmp(w->kinds[i].kind, kind) == 0)
+			break;
+	if (i == w->nkinds) {
+		if (w->nkinds == sizeof(w->kinds) / sizeof(w->kinds[0]))
+			return;
+		snprintf(w->kinds[i].kind, sizeof(w->kinds[i].kind), "%s",
+		    kind);
+		w->nkinds++;
+	}
+	w->kinds[i].n++;
+}
+
+/* The value size each function needs (0: any). */
+static uint64_t
+value_size(const dtc_recdesc *v)
+{
+	switch (v->action) {
+	case DTC_AGG_COUNT: case DTC_AGG_SUM: case DTC_AGG_MIN:
+	case DTC_AGG_MAX:
+		return 8;
+	case DTC_AGG_AVG:
+		return 16;
+	case DTC_AGG_STDDEV:
+		return 32;
+	case DTC_AGG_QUANTIZE:
+		return 127 * 8;
+	case DTC_AGG_LQUANTIZE:
+		return (((v->arg >> 32) & 0xffff) + 3) * 8;
+	}
+	return 0;
+}
+
+static void
+check_agg(snap *s)
+{
+	const dtc_aggdesc *ad = dtcp_meta_agg(&s->meta,
+	    (uint32_t)node_u64(&s->item.nodes[0], "id", 0));
+	const dtc_recdesc *v;
+	uint64_t want;
+
+	if (ad == NULL || ad->nrecs == 0)
+		return;
+	v = &ad->recs[ad->nrecs - 1];
+	if (!DTC_ACT_ISAGG(v->action))
+		problemf(s, s->item.index, (long long)s->item.offset, -1,
+		    DTC_E_BADAGG, "aggregation %u: its last record (action "
+		    "0x%x) is not an aggregating action", ad->id, v->action);
+	else if ((want = value_size(v)) != 0 && v->size != want)
+		problemf(s, s->item.index, (long long)s->item.offset, -1,
+		    DTC_E_BADAGG, "aggregation %u: a value of %u bytes, where "
+		    "this function stores %" PRIu64, ad->id, v->size, want);
+}
+
+/* Printf-like records name formats that must be described before. */
+static void
+check_formats(snap *s, const dtc_eprobedesc *ep, int cpu, size_t off)
+{
+	uint32_t i;
+
+	for (i = 0; i < ep->nrecs; i++) {
+		const dtc_recdesc *r = &ep->recs[i];
+
+		if (r->format == 0 || dtcp_meta_format(&s->meta, r->format))
+			continue;
+		if (r->action != DTC_ACT_PRINTF && r->action != DTC_ACT_PRINTA &&
+		    r->action != DTC_ACT_SYSTEM && r->action != DTC_ACT_FREOPEN)
+			continue;
+		problemf(s, s->item.index, (long long)off, cpu,
+		    DTC_E_BADFORMAT, "enabled probe %u, record %u: format %u "
+		    "is not described before its use", ep->epid, i, r->format);
+		/* once per enabling is enough */
+		dtcp_meta_mark_bad(&s->meta, ep->epid);
+		return;
+	}
+}
+
+static void
+walk_buf(snap *s, walkstat *w)
+{
+	dtcp_walkrec rec;
+	dtc_error err;
+	bufitem b;
+	cpustat *cs;
+	int rc;
+
+	if (get_bufitem(s, &b, 1) != 0)
+		return;
+	cs = b.cpu < w->ncpus ? &w->cpus[b.cpu] : NULL;
+	if (cs != NULL) {
+		cs->bufs++;
+		cs->bytes += b.size;
+		cs->drops += b.drops;
+		cs->errors += b.errors;
+		if (w->seen[b.cpu] && b.pass == w->lastpass)
+			problemf(s, s->item.index, (long long)s->item.offset,
+			    (int)b.cpu, DTC_E_DUPLICATE, "a second buf item "
+			    "for cpu %" PRIu64 " in pass %" PRIu64, b.cpu,
+			    b.pass);
+		w->seen[b.cpu] = 1;
+	}
+	s->walker.cpu = (int)b.cpu;
+	s->walker.item = s->item.index;
+	s->walker.file_offset = b.data_off;
+	dtc_error_clear(&err);
+	if (dtcp_walker_start(&s->walker, b.data, b.size, b.oldest, &err) !=
+	    DTC_OK)
+		problem(s, &err);
+	for (;;) {
+		dtc_error_clear(&err);
+		rc = dtcp_walker_next(&s->walker, &rec, &err);
+		if (rc == DTC_EOF)
+			break;
+		if (rc != DTC_OK) {
+			problem(s, &err);
+			if (rc == DTC_FATAL)
+				break;
+			continue;
+		}
+		w->records++;
+		if (cs != NULL)
+			cs->records++;
+		if (!dtcp_meta_is_bad(&s->meta, rec.epid))
+			check_formats(s, rec.ep, (int)b.cpu,
+			    b.data_off + rec.raw_offset);
+		/* speculative records never committed carry UINT64_MAX */
+		if (rec.timestamp == UINT64_MAX)
+			continue;
+		if (!w->have_ts || rec.timestamp < w->tsmin)
+			w->tsmin = rec.timestamp;
+		if (!w->have_ts || rec.timestamp > w->tsmax)
+			w->tsmax = rec.timestamp;
+		w->have_ts = 1;
+	}
+}
+
+static void
+walk_aggbuf(snap *s, walkstat *w)
+{
+	const dtc_aggdesc *ad;
+	bufitem b;
+	cpustat *cs;
+	size_t pos = 0;
+	uint32_t aggid, i;
+
+	if (get_bufitem(s, &b, 0) != 0)
+		return;
+	cs = b.cpu < w->ncpus ? &w->cpus[b.cpu] : NULL;
+	if (cs != NULL) {
+		cs->aggbufs++;
+		cs->aggbytes += b.size;
+		cs->aggdrops += b.drops;
+	}
+	while (pos + 4 <= b.size) {
+		if ((aggid = dtcp_ld32(b.data + pos, s->swap)) == 0) {
+			pos += 4;
+			continue;
+		}
+		if ((ad = dtcp_meta_agg(&s->meta, aggid)) == NULL) {
+			problemf(s, s->item.index, (long long)(b.data_off + pos),
+			    (int)b.cpu, DTC_E_BADAGGID, "unknown aggregation "
+			    "id %u at buffer offset %zu; the rest of this "
+			    "buffer is skipped", aggid, pos);
+			return;
+		}
+		if (ad->size < 16 || ad->size > b.size - pos) {
+			problemf(s, s->item.index, (long long)(b.data_off + pos),
+			    (int)b.cpu, DTC_E_OVERRUN, "entry of aggregation "
+			    "%u (%u bytes) at buffer offset %zu %s", aggid,
+			    ad->size, pos, ad->size < 16 ? "is too small" :
+			    "overruns the buffer");
+			return;
+		}
+		for (i = 0; i < ad->nrecs; i++)
+			if ((uint64_t)ad->recs[i].offset + ad->recs[i].size >
+			    ad->size)
+				break;
+		if (i < ad->nrecs) {
+			problemf(s, s->item.index, (long long)(b.data_off + pos),
+			    (int)b.cpu, DTC_E_BADRECDESC, "aggregation %u: "
+			    "record %u lies outside its %u-byte entry", aggid,
+			    i, ad->size);
+			return;
+		}
+		w->entries++;
+		if (cs != NULL)
+			cs->entries++;
+		pos += ad->size;
+	}
+	if (pos < b.size)
+		problemf(s, s->item.index, (long long)(b.data_off + pos),
+		    (int)b.cpu, DTC_E_OVERRUN, "%zu stray bytes at the end of "
+		    "the aggregation buffer", b.size - pos);
+}
+
+/* Passes never go back: the order of items is the order of events. */
+static void
+check_pass(snap *s, walkstat *w)
+{
+	uint64_t pass;
+
+	if (strcmp(s->item.kind, "buf") != 0 &&
+	    strcmp(s->item.kind, "aggbuf") != 0 &&
+	    strcmp(s->item.kind, "status") != 0)
+		return;
+	pass = node_u64(&s->item.nodes[0], "pass", 0);
+	if (pass < w->lastpass)
+		problemf(s, s->item.index, (long long)s->item.offset, -1,
+		    DTC_E_BADVALUE, "%s item of pass %" PRIu64 " after pass %"
+		    PRIu64, s->item.kind, pass, w->lastpass);
+	if (pass != w->lastpass)
+		memset(w->seen, 0, w->ncpus);
+	if (pass > w->lastpass)
+		w->lastpass = pass;
+	if (pass > w->maxpass)
+		w->maxpass = pass;
+}
+
+/* Walk every item; 0 when the capture could be read at all. */
+static int
+walk_all(snap *s, walkstat *w)
+{
+	const dtcp_node *es;
+
+	memset(w, 0, sizeof(*w));
+	w->ncpus = s->ncpu > 65536 ? 65536 : s->ncpu;
+	w->cpus = calloc(w->ncpus + 1, sizeof(*w->cpus));
+	w->seen = calloc(w->ncpus + 1, 1);
+	if (w->cpus == NULL || w->seen == NULL) {
+		problemf(s, -1, -1, -1, DTC_E_NOMEM, "out of memory");
+		return -1;
+	}
+	count_kind(w, s->item.kind);
+	while (snap_next(s) == DTC_OK) {
+		count_kind(w, s->item.kind);
+		if (s->have_end && s->item.index > s->end_item)
+			problemf(s, s->item.index, (long long)s->item.offset,
+			    -1, DTC_E_BADVALUE, "%s item after the end item",
+			    s->item.kind);
+		check_pass(s, w);
+		if (strcmp(s->item.kind, "buf") == 0)
+			walk_buf(s, w);
+		else if (strcmp(s->item.kind, "aggbuf") == 0)
+			walk_aggbuf(s, w);
+		else if (strcmp(s->item.kind, "agg") == 0)
+			check_agg(s);
+		else if (strcmp(s->item.kind, "end") == 0 &&
+		    s->item.index == s->end_item &&
+		    (es = dtcp_map_get(&s->item.nodes[0], "exit_status")) !=
+		    NULL) {
+			w->end_status_known = 1;
+			w->exit_status = es->type == DTCP_N_NEGINT ?
+			    -(int64_t)es->u - 1 : (int64_t)es->u;
+		}
+	}
+	return 0;
+}
+
+static void
+walk_free(walkstat *w)
+{
+	free(w->cpus);
+	free(w->seen);
+}
+
+static const char validate_usage[] =
+"usage: dtsnap validate FILE\n"
+"\n"
+"Read every item of a capture, load its metadata, walk every principal\n"
+"and aggregation buffer, and report every problem found (one line each,\n"
+"on standard error).  Prints a summary; exits 0 only when the capture is\n"
+"clean and complete (it has its end item), 1 otherwise.\n";
+
+static int
+cmd_validate(cli *c, int argc, char **argv)
+{
+	const char *path = NULL;
+	walkstat w;
+	snap s;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(validate_usage, stdout);
+			return CLI_EXIT_OK;
+		}
+		if (argv[i][0] == '-' && argv[i][1] != '\0')
+			cli_usage_error(c, "validate: unknown option '%s'",
+			    argv[i]);
+		if (path != NULL)
+			cli_usage_error(c, "validate: one file at a time");
+		path = argv[i];
+	}
+	if (path == NULL)
+		cli_usage_error(c, "validate: no file given");
+	memset(&w, 0, sizeof(w));
+	if (snap_open(&s, c, path) == 0 && walk_all(&s, &w) == 0 &&
+	    !s.have_end)
+		problemf(&s, -1, -1, -1, DTC_E_TRUNCATED, "no end item: the "
+		    "capture was cut short");
+	printf("%s: %" PRIu64 " items, %" PRIu64 " records, %" PRIu64
+	    " aggregation entries: ", path, w.items, w.records, w.entries);
+	if (s.nproblems == 0)
+		printf("ok\n");
+	else
+		printf("%lld problem%s\n", s.nproblems,
+		    s.nproblems == 1 ? "" : "s");
+	walk_free(&w);
 	snap_close(&s);
 	return s.nproblems > 0 ? CLI_EXIT_WARN : CLI_EXIT_OK;
 }
@@ -1425,5 +1773,7 @@ main(int argc, char **argv)
 		return cmd_dump(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "convert") == 0)
 		return cmd_convert(&c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "validate") == 0)
+		return cmd_validate(&c, argc - 1, argv + 1);
 	cli_usage_error(&c, "unknown command '%s'", argv[1]);
 }
