@@ -651,7 +651,52 @@ typedef struct walkstat {
 	int64_t exit_status;
 	/* (pass, cpu) of the buf items seen in the current pass */
 	uint8_t *seen;
+	/* options as the last options item set them */
+	struct { char name[32], value[64]; } opts[64];
+	size_t nopts;
 } walkstat;
+
+static void
+node_text(const dtcp_node *n, char *buf, size_t len)
+{
+	if (n->type == DTCP_N_UINT)
+		snprintf(buf, len, "%" PRIu64, n->u);
+	else if (n->type == DTCP_N_NEGINT && n->u <= (uint64_t)INT64_MAX)
+		snprintf(buf, len, "%" PRId64, -(int64_t)n->u - 1);
+	else if (n->type == DTCP_N_TEXT)
+		snprintf(buf, len, "%.*s", (int)n->len, (const char *)n->ptr);
+	else
+		snprintf(buf, len, "?");
+}
+
+static void
+collect_options(snap *s, walkstat *w)
+{
+	const dtcp_node *o = dtcp_map_get(&s->item.nodes[0], "options"), *k, *v;
+	char name[32];
+	uint32_t i;
+	size_t j;
+
+	if (o == NULL || o->type != DTCP_N_MAP)
+		return;
+	for (i = 0, k = o + 1; i < o->count; i++, k = dtcp_next_sibling(v)) {
+		v = dtcp_next_sibling(k);
+		if (k->type != DTCP_N_TEXT)
+			continue;
+		node_text(k, name, sizeof(name));
+		for (j = 0; j < w->nopts; j++)
+			if (strcmp(w->opts[j].name, name) == 0)
+				break;
+		if (j == w->nopts) {
+			if (w->nopts == sizeof(w->opts) / sizeof(w->opts[0]))
+				continue;
+			w->nopts++;
+			snprintf(w->opts[j].name, sizeof(w->opts[j].name), "%s",
+			    name);
+		}
+		node_text(v, w->opts[j].value, sizeof(w->opts[j].value));
+	}
+}
 
 static void
 count_kind(walkstat *w, const char *kind)
@@ -905,6 +950,8 @@ walk_all(snap *s, walkstat *w)
 			walk_aggbuf(s, w);
 		else if (strcmp(s->item.kind, "agg") == 0)
 			check_agg(s);
+		else if (strcmp(s->item.kind, "options") == 0)
+			collect_options(s, w);
 		else if (strcmp(s->item.kind, "end") == 0 &&
 		    s->item.index == s->end_item &&
 		    (es = dtcp_map_get(&s->item.nodes[0], "exit_status")) !=
@@ -1677,6 +1724,235 @@ out:
 }
 
 /* ------------------------------------------------------------------ */
+/* info                                                                */
+/* ------------------------------------------------------------------ */
+
+static const char info_usage[] =
+"usage: dtsnap info FILE\n"
+"\n"
+"Describe a capture: its header, items, passes, time span, options, the\n"
+"principal and aggregation buffers of every CPU (bytes, records, drops),\n"
+"the probes (as dtrace -l lists them), the enabled probes, the\n"
+"aggregations and the format strings.  Problems met on the way go to\n"
+"standard error and make the exit status 1.\n";
+
+static int
+idcmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The ids of a table, sorted; caller frees. */
+static uint32_t *
+table_ids(const dtcp_idmap *m, size_t *n)
+{
+	uint32_t *ids = calloc(m->n + 1, sizeof(*ids));
+	size_t i;
+
+	*n = 0;
+	if (ids == NULL)
+		return NULL;
+	for (i = 0; i < m->cap; i++)
+		if (m->vals[i] != NULL && *n < m->n)
+			ids[(*n)++] = m->keys[i];
+	qsort(ids, *n, sizeof(*ids), idcmp);
+	return ids;
+}
+
+static void
+put_duration(FILE *f, uint64_t ns)
+{
+	if (ns >= 1000000000ull)
+		fprintf(f, "%.3f s", ns / 1e9);
+	else if (ns >= 1000000)
+		fprintf(f, "%.3f ms", ns / 1e6);
+	else if (ns >= 1000)
+		fprintf(f, "%.3f us", ns / 1e3);
+	else
+		fprintf(f, "%" PRIu64 " ns", ns);
+}
+
+/* hrtime -> UTC through the clock item (hrtime/walltime pair). */
+static void
+put_wall(FILE *f, const dtcp_meta *m, uint64_t hr)
+{
+	int64_t wall = (int64_t)m->clock_walltime + (int64_t)(hr -
+	    m->clock_hrtime);
+	time_t sec = (time_t)(wall / 1000000000);
+	long ns = (long)(wall % 1000000000);
+	struct tm tm;
+	char buf[32];
+
+	if (ns < 0) {
+		ns += 1000000000;
+		sec--;
+	}
+	if (gmtime_r(&sec, &tm) == NULL)
+		return;
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+	fprintf(f, "%s.%09ld UTC", buf, ns);
+}
+
+static void
+info_tables(snap *s, FILE *f)
+{
+	const dtc_probedesc *p;
+	const dtc_eprobedesc *ep;
+	const dtc_aggdesc *ad;
+	const dtc_format *fm;
+	uint32_t *ids;
+	size_t n, i;
+	char buf[16];
+
+	if ((ids = table_ids(&s->meta.probes, &n)) != NULL && n > 0) {
+		fprintf(f, "\n%5s %10s %17s %33s %s\n", "ID", "PROVIDER",
+		    "MODULE", "FUNCTION", "NAME");
+		for (i = 0; i < n; i++) {
+			p = dtcp_meta_probe(&s->meta, ids[i]);
+			fprintf(f, "%5u %10s %17s %33s %s\n", p->id, p->provider,
+			    p->module, p->function, p->name);
+		}
+	}
+	free(ids);
+	if ((ids = table_ids(&s->meta.eprobes, &n)) != NULL && n > 0) {
+		fprintf(f, "\n%5s %5s %6s %5s %s\n", "EPID", "ID", "SIZE",
+		    "RECS", "PROBE");
+		for (i = 0; i < n; i++) {
+			ep = dtcp_meta_eprobe(&s->meta, ids[i]);
+			fprintf(f, "%5u %5u %6u %5u ", ep->epid, ep->probeid,
+			    ep->size, ep->nrecs);
+			if (ep->probe != NULL)
+				fprintf(f, "%s:%s:%s:%s", ep->probe->provider,
+				    ep->probe->module, ep->probe->function,
+				    ep->probe->name);
+			else
+				fputs("(unknown probe)", f);
+			fputs(ep->uarg == 1 ? " (the ERROR enabling)\n" :
+			    ep->size == 0 ? " (records nothing)\n" : "\n", f);
+		}
+	}
+	free(ids);
+	if ((ids = table_ids(&s->meta.aggs, &n)) != NULL && n > 0) {
+		fprintf(f, "\n%5s %5s %6s %-11s %4s %6s %s\n", "AGGID", "EPID",
+		    "VARID", "FUNCTION", "KEYS", "SIZE", "NAME");
+		for (i = 0; i < n; i++) {
+			ad = dtcp_meta_agg(&s->meta, ids[i]);
+			fprintf(f, "%5u %5u %6" PRId64 " %-11s %4u %6u @%s\n",
+			    ad->id, ad->epid, ad->varid, ad->nrecs > 0 ?
+			    action_name(ad->recs[ad->nrecs - 1].action, buf,
+			    sizeof(buf)) : "-", ad->nrecs > 2 ? ad->nrecs - 2 : 0,
+			    ad->size, ad->name);
+		}
+	}
+	free(ids);
+	if ((ids = table_ids(&s->meta.formats, &n)) != NULL && n > 0) {
+		fprintf(f, "\n%5s %s\n", "FMT", "STRING");
+		for (i = 0; i < n; i++) {
+			const char *str;
+
+			fm = dtcp_meta_format(&s->meta, ids[i]);
+			str = dtc_format_string(fm);
+			fprintf(f, "%5u ", ids[i]);
+			json_text(f, (const uint8_t *)str, strlen(str));
+			fputc('\n', f);
+		}
+	}
+	free(ids);
+}
+
+static void
+info_print(snap *s, walkstat *w, FILE *f)
+{
+	uint32_t i;
+	size_t k;
+
+	fprintf(f, "file         %s\n", s->path);
+	fprintf(f, "format       dtsnap %" PRIu64 ".%" PRIu64 ", written by "
+	    "%s\n", s->vmajor, s->vminor, s->producer[0] ? s->producer : "?");
+	fprintf(f, "host         %s (%s%s%s), %s-endian %s, %u CPU%s, "
+	    "dt_act_base %u\n", s->host[0] ? s->host : "?", s->os,
+	    s->release[0] ? " " : "", s->release, s->big ? "big" : "little",
+	    s->ilp32 ? "ILP32" : "LP64", s->ncpu, s->ncpu == 1 ? "" : "s",
+	    s->act_base);
+	fprintf(f, "items        %" PRIu64 " (", w->items);
+	for (k = 0; k < w->nkinds; k++)
+		fprintf(f, "%s%" PRIu64 " %s", k > 0 ? ", " : "",
+		    w->kinds[k].n, w->kinds[k].kind);
+	fprintf(f, ")\n");
+	fprintf(f, "passes       %" PRIu64 "\n", w->maxpass);
+	fprintf(f, "records      %" PRIu64 "; aggregation entries %" PRIu64
+	    "\n", w->records, w->entries);
+	if (w->have_ts) {
+		fprintf(f, "time span    %" PRIu64 " .. %" PRIu64 " (",
+		    w->tsmin, w->tsmax);
+		put_duration(f, w->tsmax - w->tsmin);
+		fputs(")\n", f);
+		if (s->meta.have_clock) {
+			fputs("wall clock   ", f);
+			put_wall(f, &s->meta, w->tsmin);
+			fputs(" .. ", f);
+			put_wall(f, &s->meta, w->tsmax);
+			fputc('\n', f);
+		}
+	}
+	if (s->have_end && w->end_status_known)
+		fprintf(f, "end          exit status %" PRId64 "\n",
+		    w->exit_status);
+	else
+		fprintf(f, "end          none: the capture was cut short\n");
+	if (w->nopts > 0) {
+		fputs("options     ", f);
+		for (k = 0; k < w->nopts; k++)
+			fprintf(f, " %s=%s", w->opts[k].name, w->opts[k].value);
+		fputc('\n', f);
+	}
+	fprintf(f, "\n%3s %5s %10s %8s %7s %6s %7s %10s %7s %8s\n", "CPU",
+	    "BUFS", "BYTES", "RECORDS", "DROPS", "ERRORS", "AGGBUFS",
+	    "AGGBYTES", "ENTRIES", "AGGDROPS");
+	for (i = 0; i < w->ncpus; i++) {
+		const cpustat *c = &w->cpus[i];
+
+		fprintf(f, "%3u %5" PRIu64 " %10" PRIu64 " %8" PRIu64 " %7"
+		    PRIu64 " %6" PRIu64 " %7" PRIu64 " %10" PRIu64 " %7" PRIu64
+		    " %8" PRIu64 "\n", i, c->bufs, c->bytes, c->records,
+		    c->drops, c->errors, c->aggbufs, c->aggbytes, c->entries,
+		    c->aggdrops);
+	}
+	info_tables(s, f);
+}
+
+static int
+cmd_info(cli *c, int argc, char **argv)
+{
+	const char *path = NULL;
+	walkstat w;
+	snap s;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			fputs(info_usage, stdout);
+			return CLI_EXIT_OK;
+		}
+		if (argv[i][0] == '-' && argv[i][1] != '\0')
+			cli_usage_error(c, "info: unknown option '%s'", argv[i]);
+		if (path != NULL)
+			cli_usage_error(c, "info: one file at a time");
+		path = argv[i];
+	}
+	if (path == NULL)
+		cli_usage_error(c, "info: no file given");
+	memset(&w, 0, sizeof(w));
+	if (snap_open(&s, c, path) == 0 && walk_all(&s, &w) == 0)
+		info_print(&s, &w, stdout);
+	walk_free(&w);
+	snap_close(&s);
+	return s.nproblems > 0 ? CLI_EXIT_WARN : CLI_EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ */
 /* synth                                                               */
 /* ------------------------------------------------------------------ */
 
@@ -1775,5 +2051,7 @@ main(int argc, char **argv)
 		return cmd_convert(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "validate") == 0)
 		return cmd_validate(&c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "info") == 0)
+		return cmd_info(&c, argc - 1, argv + 1);
 	cli_usage_error(&c, "unknown command '%s'", argv[1]);
 }
