@@ -1531,6 +1531,27 @@ fill_var(dtc_aggvar *v, int64_t varid, const dtc_aggdesc *d)
 	v->keys = v->nkeys != 0 ? &d->recs[1] : NULL;
 }
 
+/*
+ * Whether a variable describes the key records of an entry's desc.  The
+ * statements of one variable have the same keys in anything D compiles;
+ * a capture that says otherwise gets a variable per odd row, so that a
+ * row's var->nkeys always counts its own decoded keys.
+ */
+static int
+var_fits(const dtc_aggvar *v, const dtc_aggdesc *d)
+{
+	uint32_t j;
+
+	if (v->nkeys != d->nrecs - 2)
+		return 0;
+	for (j = 0; j < v->nkeys; j++)
+		if (v->keys[j].action != d->recs[j + 1].action ||
+		    v->keys[j].size != d->recs[j + 1].size ||
+		    v->keys[j].arg != d->recs[j + 1].arg)
+			return 0;
+	return 1;
+}
+
 static void
 fill_val(dtc_aggval *v, const struct agg_ent *e, int swap)
 {
@@ -1576,7 +1597,7 @@ print_one(dtcp_aggstate *a, const dtc_reader *r, struct agg_ent **v,
 
 	for (i = 0; i < n; i++)
 		nk += v[i]->desc->nrecs - 2;
-	if (grow(&a->vars, &a->capvars, 1, sizeof(*a->vars)) ||
+	if (grow(&a->vars, &a->capvars, n > 0 ? n : 1, sizeof(*a->vars)) ||
 	    grow(&a->rows, &a->caprows, n, sizeof(*a->rows)) ||
 	    grow(&a->keys, &a->capkeys, nk, sizeof(*a->keys)) ||
 	    grow(&a->vals, &a->capvals, n, sizeof(*a->vals))) {
@@ -1587,6 +1608,10 @@ print_one(dtcp_aggstate *a, const dtc_reader *r, struct agg_ent **v,
 	fill_var(&a->vars[0], varid, n > 0 ? v[0]->desc : d);
 	for (i = 0; i < n; i++) {
 		a->rows[i].var = &a->vars[0];
+		if (!var_fits(&a->vars[0], v[i]->desc)) {
+			fill_var(&a->vars[i], varid, v[i]->desc);
+			a->rows[i].var = &a->vars[i];
+		}
 		a->rows[i].keys = a->keys != NULL ? &a->keys[kpos] : NULL;
 		a->rows[i].vals = &a->vals[i];
 		if (a->keys != NULL)    /* no key anywhere: no array */
@@ -1809,7 +1834,8 @@ print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
 		nk += a->bundles[k][nv]->desc->nrecs - 2;
 	if (grow(&a->rows, &a->caprows, nb, sizeof(*a->rows)) ||
 	    grow(&a->keys, &a->capkeys, nk, sizeof(*a->keys)) ||
-	    grow(&a->vals, &a->capvals, nb * (size_t)nv, sizeof(*a->vals)))
+	    grow(&a->vals, &a->capvals, nb * (size_t)nv, sizeof(*a->vals)) ||
+	    grow(&a->vars, &a->capvars, nv + nb, sizeof(*a->vars)))
 		goto nomem;
 	nk = 0;
 	for (k = 0; k < nb; k++) {
@@ -1830,6 +1856,10 @@ print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
 		/* the variable whose entry gave the keys */
 		row->var = &a->vars[((uint32_t)vpos_find(a, nvpos,
 		    b[nv]->varid) + sortpos) % nv];
+		if (!var_fits(row->var, b[nv]->desc)) {
+			fill_var(&a->vars[nv + k], b[nv]->varid, b[nv]->desc);
+			row->var = &a->vars[nv + k];
+		}
 	}
 done:
 	a->ap.nvars = nv;
