@@ -43,6 +43,7 @@ const dtc_emitter *const *dtc_emitter_list(void);
 extern const dtc_emitter dtc_fmt_text;
 extern const dtc_emitter dtc_fmt_json;
 extern const dtc_emitter dtc_fmt_cbor;
+extern const dtc_emitter dtc_fmt_json_freebsd;
 extern const dtc_emitter dtc_fmt_null;
 
 #endif

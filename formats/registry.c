@@ -9,6 +9,7 @@ static const dtc_emitter *const emitters[] = {
 	&dtc_fmt_text,
 	&dtc_fmt_json,
 	&dtc_fmt_cbor,
+	&dtc_fmt_json_freebsd,
 	&dtc_fmt_null,
 	NULL
 };

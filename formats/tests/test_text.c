@@ -285,6 +285,7 @@ dtc_aggval_stddev(const dtc_aggval *v)
 /* registry.c names the structured emitters; they are not under test */
 const dtc_emitter dtc_fmt_json = { .name = "json" };
 const dtc_emitter dtc_fmt_cbor = { .name = "cbor" };
+const dtc_emitter dtc_fmt_json_freebsd = { .name = "json-freebsd" };
 
 /* ------------------------------------------------------------------ */
 /* Harness                                                             */
@@ -2051,13 +2052,15 @@ START_TEST(test_registry)
 	ck_assert_ptr_eq(dtc_emitter_find("text"), &dtc_fmt_text);
 	ck_assert_ptr_eq(dtc_emitter_find("json"), &dtc_fmt_json);
 	ck_assert_ptr_eq(dtc_emitter_find("cbor"), &dtc_fmt_cbor);
+	ck_assert_ptr_eq(dtc_emitter_find("json-freebsd"),
+	    &dtc_fmt_json_freebsd);
 	ck_assert_ptr_eq(dtc_emitter_find("none"), &dtc_fmt_null);
 	ck_assert_ptr_eq(dtc_emitter_find("null"), &dtc_fmt_null);
 	ck_assert_ptr_null(dtc_emitter_find("xml"));
 	ck_assert_ptr_null(dtc_emitter_find(NULL));
 	for (n = 0; l[n] != NULL; n++)
 		ck_assert_ptr_nonnull(l[n]->name);
-	ck_assert_int_eq(n, 4);
+	ck_assert_int_eq(n, 5);
 }
 END_TEST
 
