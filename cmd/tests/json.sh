@@ -1,7 +1,8 @@
 #!/bin/sh
 # JSON Lines and CBOR outputs over every fixture: every dt2json line
-# parses with the real jq, and the CBOR output decoded with python3-cbor2
-# equals the JSON output object for object.
+# parses with the real jq, the CBOR output decoded with python3-cbor2
+# equals the JSON output object for object, and the FreeBSD-compatible
+# document (-f json-freebsd) is one valid JSON value.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
 : "${JQ:=jq}" "${PYTHON3:=/usr/bin/python3}"
@@ -23,6 +24,14 @@ for desc in $(find "$top_srcdir/testdata" -name desc.json -o -path '*/testdata/v
 	"$DTCONSUME" -f cbor "$snap" >"$work/$n.cbor" 2>/dev/null
 	if ! "$JQ" -c . <"$work/$n.jsonl" >/dev/null 2>"$work/jq.err"; then
 		echo "FAIL jq: $desc: $(head -n 1 "$work/jq.err")"
+		fail=$((fail + 1))
+		continue
+	fi
+	# the FreeBSD-compatible document must be one valid JSON value
+	"$DTCONSUME" -f json-freebsd "$snap" 2>/dev/null >"$work/$n.fb"
+	if ! "$JQ" -e '.dtrace.probes | type == "array"' <"$work/$n.fb" \
+	    >/dev/null 2>"$work/jq.err"; then
+		echo "FAIL json-freebsd: $desc: $(head -n 1 "$work/jq.err")"
 		fail=$((fail + 1))
 		continue
 	fi
