@@ -331,6 +331,11 @@ load_eprobe(loadctx *x, const dtcp_node *map)
 		return rc;
 	ep->recs = recs;
 	ep->probe = dtcp_idmap_get(&x->m->probes, ep->probeid);
+	/* before marking anything bad: that would mark the kept one */
+	if (dtcp_idmap_get(&x->m->eprobes, ep->epid) != NULL) {
+		return bad(x, map, DTC_E_DUPLICATE, "eprobe %u described twice; "
+		    "the first is kept", ep->epid);
+	}
 	/* A record laid out past its own size cannot be decoded; keep the
 	 * description (its size still lets the walker step over it). */
 	for (i = 0; i < ep->nrecs; i++) {
@@ -349,10 +354,6 @@ load_eprobe(loadctx *x, const dtcp_node *map)
 		dtcp_meta_mark_bad(x->m, ep->epid);
 		rc = bad(x, map, DTC_E_BADVALUE, "eprobe %u: size %u is smaller "
 		    "than the EPID word", ep->epid, ep->size);
-	}
-	if (dtcp_idmap_get(&x->m->eprobes, ep->epid) != NULL) {
-		return bad(x, map, DTC_E_DUPLICATE, "eprobe %u described twice; "
-		    "the first is kept", ep->epid);
 	}
 	if (dtcp_idmap_put(&x->m->eprobes, ep->epid, ep) != 0)
 		return nomem(x);
