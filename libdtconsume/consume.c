@@ -1526,6 +1526,17 @@ read_pass(dtc_reader *r, dtc_error *err)
 		} else {
 			continue;  /* unknown kinds: the format may grow */
 		}
+		/* pass numbers never decrease (dtsnap(5)): a late item joins
+		 * the pass being read instead of starting an old one again */
+		if (pass < r->pass) {
+			dtcp_error_set(err, DTC_E_BADVALUE, r->source, it.index,
+			    (long long)it.offset, -1, "%s item of pass %u after "
+			    "pass %u: pass numbers never decrease; read as pass "
+			    "%u", it.kind, pass, r->pass, r->pass);
+			r->pending.pass = r->pass;
+			r->have_pending = 1;
+			return DTC_WARN;
+		}
 		r->pending.pass = pass;
 		r->have_pending = 1;
 	}
