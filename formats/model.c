@@ -182,13 +182,12 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 }
 
 static void
-frames(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
+frame_array(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 {
 	uint32_t i;
 	const char *str = (const char *)v->strtab;
 	size_t left = v->strtab != NULL ? v->strsize : 0, n, step;
 
-	O(o, key, "frames");
 	O(o, arr_begin);
 	for (i = 0; i < v->nframes; i++) {
 		uint64_t pc = dtc_value_pc(v, i);
@@ -205,6 +204,13 @@ frames(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 		}
 	}
 	O(o, arr_end);
+}
+
+static void
+frames(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
+{
+	O(o, key, "frames");
+	frame_array(m, o, r, v);
 }
 
 static void
@@ -305,6 +311,9 @@ key_value(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 			return;
 		}
 		break;
+	case DTC_V_STACK:
+		frame_array(m, o, r, v);
+		return;
 	default:
 		break;
 	}
