@@ -1041,7 +1041,7 @@ typedef struct obuf {
 static void
 ob_put(obuf *b, const void *p, size_t n)
 {
-	if (b->nomem)
+	if (b->nomem || n == 0)
 		return;
 	if (b->len + n > b->cap) {
 		size_t ncap = b->cap ? b->cap : 4096;

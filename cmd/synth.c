@@ -1058,7 +1058,6 @@ parse_aggs(synth *s, json_t *v)
 	json_array_foreach(v, i, e) {
 		size_t m2 = sy_idx(s, i);
 
-		s->aggs[i].index = i;
 		s->naggs++;
 		if (sy_agg_parse(s, e, &s->aggs[i]) != 0)
 			return -1;
@@ -1099,7 +1098,6 @@ parse_eprobes(synth *s, json_t *v, const dtc_probedesc *probes,
 		size_t m2 = sy_idx(s, i);
 		sy_ep *ep = &s->eps[i];
 
-		ep->index = i;
 		s->neps++;
 		if (sy_ep_parse(s, e, ep) != 0)
 			return -1;

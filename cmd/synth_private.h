@@ -75,12 +75,10 @@ typedef struct sy_ep {
 	uint32_t size;        /* dtepd_size: bytes of one record, header included */
 	uint32_t align;       /* dte_alignment: EPIDNONE padding before records */
 	uint32_t needed;      /* dte_needed: what a ring reserves */
-	int size_given;       /* "size" given: layout left alone */
 	sy_rd *rds;
 	uint32_t nrds;
 	sy_rec *recs;
 	uint32_t nrecs;
-	size_t index;         /* in eprobes[] (for messages) */
 } sy_ep;
 
 /* One aggregation. */
@@ -95,7 +93,6 @@ typedef struct sy_agg {
 	uint32_t nrds;        /* allocated and initialized in rds */
 	uint32_t size;        /* entry bytes */
 	uint32_t valoff, valsize;
-	size_t index;         /* in aggs[] */
 } sy_agg;
 
 /* A format string by id. */
@@ -125,7 +122,6 @@ typedef struct synth {
 	size_t nfmts, fmtcap;
 	/* running state */
 	uint64_t clock;       /* the last record timestamp given */
-	int have_clock;
 } synth;
 
 /* ---- synth.c: paths, errors and JSON getters ---- */

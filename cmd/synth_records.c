@@ -987,7 +987,6 @@ sy_ep_parse(synth *s, json_t *v, sy_ep *ep)
 		if (sy_get_u32(s, v, "size", 1, 0, SY_MAX_BUF, &size) != 0)
 			return -1;
 		ep->size = size;
-		ep->size_given = 1;
 		if (ep->needed < size)
 			ep->needed = size;
 	}
