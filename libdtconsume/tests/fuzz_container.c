@@ -1,0 +1,263 @@
+/*
+ * fuzz_container.c - fuzz target: a whole capture, as dtconsume reads it.
+ *
+ * The input is a .dtsnap file.  dtc_open_memory + dtc_next over every
+ * event drives the whole library: the container reader, the metadata
+ * tables, the walker, record decoding, printf grouping, the aggregation
+ * merge, printa, the exit printings.  Every event then goes through the
+ * text emitter (what dtconsume prints; with -DFUZZ_JSON the JSON emitter
+ * of dt2json too) and every byte a decoded value points at is read, so
+ * that a value pointing outside the input shows up under
+ * AddressSanitizer even when no emitter happens to read it.
+ *
+ * Build with libFuzzer (make fuzz), or with fuzz_replay.c as a plain
+ * program that replays files (make check replays testdata/fuzz/container).
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtconsume.h"
+#include "emitter.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static volatile uint8_t sink;
+
+/* Read every byte of [p, p + n): ASan checks the library's pointers. */
+static void
+touch(const void *p, size_t n)
+{
+	const volatile uint8_t *b = p;
+	uint8_t x = 0;
+	size_t i;
+
+	if (p == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		x ^= b[i];
+	sink ^= x;
+}
+
+static void
+touch_str(const char *s)
+{
+	if (s != NULL)
+		touch(s, strlen(s) + 1);
+}
+
+static void
+touch_value(const dtc_reader *r, const dtc_value *v, dtc_buf *b)
+{
+	uint32_t i;
+
+	touch(v->data, v->size);
+	switch (v->kind) {
+	case DTC_V_STACK:
+	case DTC_V_USTACK:
+		touch(v->pcs, (size_t)v->nframes * v->pcsize);
+		touch(v->strtab, v->strsize);
+		for (i = 0; i < v->nframes; i++) {
+			dtc_buf_reset(b);
+			dtc_frame_text(r, dtc_value_pc(v, i), b);
+		}
+		break;
+	case DTC_V_SYM:
+	case DTC_V_MOD:
+		dtc_buf_reset(b);
+		dtc_addr_text(r, v->addr, v->kind == DTC_V_SYM, b);
+		dtc_buf_reset(b);
+		dtc_mod_text(r, v->addr, b);
+		break;
+	case DTC_V_USYM:
+	case DTC_V_UMOD:
+	case DTC_V_UADDR:
+		dtc_buf_reset(b);
+		dtc_uaddr_text(r, v->pid, v->addr, v->kind == DTC_V_USYM, b);
+		dtc_buf_reset(b);
+		dtc_umod_text(r, v->pid, v->addr, b);
+		break;
+	case DTC_V_PRINTF:
+		for (i = 0; i < v->nargs; i++)
+			touch_value(r, &v->args[i], b);
+		break;
+	}
+}
+
+static void
+touch_agg(const dtc_reader *r, const dtc_aggprint *ap, dtc_buf *b)
+{
+	dtc_bucket bk;
+	size_t i;
+	uint32_t j, k, n;
+
+	if (ap == NULL)
+		return;
+	for (j = 0; j < ap->nvars; j++) {
+		touch_str(ap->vars[j].name);
+		touch(ap->vars[j].keys,
+		    (size_t)ap->vars[j].nkeys * sizeof(dtc_recdesc));
+	}
+	for (i = 0; i < ap->nrows; i++) {
+		const dtc_aggrow *row = &ap->rows[i];
+		const dtc_aggvar *var = row->var;
+
+		for (k = 0; var != NULL && k < var->nkeys; k++)
+			touch_value(r, &row->keys[k], b);
+		for (j = 0; j < ap->nvars; j++) {
+			const dtc_aggval *v = &row->vals[j];
+
+			touch(v->data, v->size);
+			(void)dtc_aggval_scalar(v);
+			(void)dtc_aggval_stddev(v);
+			(void)dtc_aggval_avg_unsigned(v);
+			n = dtc_aggval_nbuckets(v);
+			for (k = 0; k < n && k < 4096; k++)
+				(void)dtc_aggval_bucket(v, k, &bk);
+			dtc_buf_reset(b);
+			(void)dtc_hist_render(r, v, b);
+		}
+		if (ap->fmt != NULL) {
+			dtc_buf_reset(b);
+			(void)dtc_printa_render(r, ap, row, b, NULL);
+		}
+	}
+}
+
+static void
+touch_event(const dtc_event *ev, dtc_buf *b)
+{
+	const dtc_reader *r = ev->reader;
+
+	touch_str(ev->source);
+	touch_str(ev->message);
+	switch (ev->type) {
+	case DTC_EV_BEGIN:
+		touch_str(ev->header->os);
+		touch_str(ev->header->host);
+		break;
+	case DTC_EV_PROBE:
+	case DTC_EV_PROBE_END:
+	case DTC_EV_RECORD:
+		touch(ev->ep->recs, (size_t)ev->ep->nrecs * sizeof(dtc_recdesc));
+		if (ev->probe != NULL) {
+			touch_str(ev->probe->provider);
+			touch_str(ev->probe->name);
+		}
+		if (ev->type != DTC_EV_RECORD)
+			break;
+		touch_value(r, ev->value, b);
+		if (ev->value->kind == DTC_V_PRINTF) {
+			dtc_buf_reset(b);
+			(void)dtc_printf_render(r, ev->value, b, NULL);
+		} else if (ev->value->kind == DTC_V_PRINTA) {
+			touch_agg(r, ev->value->agg, b);
+		}
+		break;
+	case DTC_EV_AGG:
+		touch_agg(r, ev->agg, b);
+		break;
+	case DTC_EV_ERROR:
+		if (ev->fault_probe != NULL)
+			touch_str(ev->fault_probe->name);
+		break;
+	}
+}
+
+static int
+dispatch(const dtc_handler *h, const dtc_event *ev, void *st)
+{
+	switch (ev->type) {
+	case DTC_EV_BEGIN: return h->begin ? h->begin(ev, st) : 0;
+	case DTC_EV_PROBE: return h->probe ? h->probe(ev, st) : 0;
+	case DTC_EV_RECORD: return h->record ? h->record(ev, st) : 0;
+	case DTC_EV_PROBE_END: return h->probe_end ? h->probe_end(ev, st) : 0;
+	case DTC_EV_AGG: return h->agg ? h->agg(ev, st) : 0;
+	case DTC_EV_DROP: return h->drop ? h->drop(ev, st) : 0;
+	case DTC_EV_ERROR: return h->error ? h->error(ev, st) : 0;
+	case DTC_EV_NOTICE: return h->notice ? h->notice(ev, st) : 0;
+	case DTC_EV_END: return h->end ? h->end(ev, st) : 0;
+	}
+	return 0;
+}
+
+#ifdef FUZZ_JSON
+#define NEMIT 2
+#else
+#define NEMIT 1
+#endif
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static FILE *devnull;
+#ifdef FUZZ_JSON
+	const dtc_emitter *em[NEMIT] = { &dtc_fmt_text, &dtc_fmt_json };
+#else
+	const dtc_emitter *em[NEMIT] = { &dtc_fmt_text };
+#endif
+	void *st[NEMIT];
+	int live[NEMIT];
+	dtc_emitter_opts eo;
+	dtc_reader *r;
+	dtc_error err;
+	const dtc_event *ev;
+	dtc_buf b;
+	char msg[512];
+	int rc, i, nevents = 0;
+
+	if (devnull == NULL && (devnull = fopen("/dev/null", "w")) == NULL)
+		abort();
+	dtc_error_clear(&err);
+	r = dtc_open_memory(data, size, "fuzz.dtsnap", 0, &err);
+	if (r == NULL) {
+		dtc_error_format(&err, msg, sizeof(msg));
+		return 0;
+	}
+	memset(&eo, 0, sizeof(eo));
+	eo.out = devnull;
+	eo.err = devnull;
+	for (i = 0; i < NEMIT; i++) {
+		st[i] = em[i]->create(&eo);
+		live[i] = st[i] != NULL;
+	}
+	dtc_buf_init(&b);
+	for (;;) {
+		dtc_error_clear(&err);
+		rc = dtc_next(r, &ev, &err);
+		if (rc == DTC_EOF)
+			break;
+		if (rc == DTC_WARN || rc == DTC_FATAL) {
+			/* every warning must say something */
+			if (err.code == DTC_E_NONE || err.text[0] == '\0')
+				abort();
+			dtc_error_format(&err, msg, sizeof(msg));
+			if (rc == DTC_FATAL)
+				break;
+			continue;
+		}
+		if (rc != DTC_OK)
+			abort();
+		/* a runaway state machine would loop here for ever */
+		if (++nevents > 10000000)
+			abort();
+		if (ev == NULL)
+			continue;
+		touch_event(ev, &b);
+		for (i = 0; i < NEMIT; i++)
+			if (live[i] && dispatch(&em[i]->handler, ev, st[i]) != 0)
+				live[i] = 0;
+	}
+	/* EOF and FATAL stick */
+	if (dtc_next(r, &ev, &err) != rc || ev != NULL)
+		abort();
+	for (i = 0; i < NEMIT; i++)
+		if (st[i] != NULL)
+			(void)em[i]->destroy(st[i]);
+	dtc_buf_free(&b);
+	dtc_close(r);
+	return 0;
+}

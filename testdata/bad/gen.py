@@ -1,0 +1,1050 @@
+#!/usr/bin/python3
+"""gen.py - build the malformed-input corpus testdata/bad/.
+
+Every case is one damaged .dtsnap capture with what dtconsume must make of
+it.  A case is a directory:
+
+    <case>/input.dtsnap   the capture
+    <case>/about          one line: what was damaged and what must survive
+    <case>/stderr         the exact stderr of `dtconsume input.dtsnap`, run
+                          in the case directory ("dtconsume: input.dtsnap:
+                          item N, cpu C, offset O: message" lines, and the
+                          drop/error lines dtrace(1) itself would print)
+    <case>/stdout         the exact stdout: what is still decoded
+    <case>/exit           the exit status
+
+Everything is derived here, independently of the decoder: the base capture
+is laid out by hand (record headers, alignment, aggregation entries, as the
+kernel writes them), its output is the concatenation of the texts of the
+printf records in libdtrace's consume order, and each case names the
+records it loses and the messages (with item indexes and byte offsets
+computed from the encoding) it must produce.  cmd/tests/bad.sh compares.
+
+Run with /usr/bin/python3 (python3-cbor2); the output is deterministic:
+    /usr/bin/python3 testdata/bad/gen.py [outdir]   (default: beside gen.py)
+"""
+
+import os
+import shutil
+import struct
+import sys
+
+import cbor2
+
+PROG = "dtconsume"
+FILE = "input.dtsnap"
+
+# DTrace ABI numbers (sys/dtrace.h)
+ACT_DIFEXPR, ACT_EXIT, ACT_PRINTF, ACT_PRINTA = 1, 2, 3, 4
+ACT_USTACK, ACT_STACK = 0x0101, 0x0401
+AGG_COUNT = 0x0701
+
+
+# ------------------------------------------------------------------ items
+
+def item(t, **kw):
+    """A container item: a map with "t" first, as writers put it."""
+    d = {"t": t}
+    d.update(kw)
+    return d
+
+
+def rec(action, size, offset, align=None, fmt=0, arg=0, uarg=0):
+    return {"action": action, "size": size, "offset": offset,
+            "alignment": align if align is not None else min(size, 8) or 1,
+            "format": fmt, "arg": arg, "uarg": uarg}
+
+
+class Raw(bytes):
+    """An item given as its exact bytes (for damage CBOR cannot express)."""
+
+
+def enc(x):
+    return bytes(x) if isinstance(x, Raw) else cbor2.dumps(x)
+
+
+def layout(items):
+    """Encoded bytes and the byte offset of every item."""
+    out, offs = b"", []
+    for x in items:
+        offs.append(len(out))
+        out += enc(x)
+    return out, offs
+
+
+def data_offset(items, index, key="data"):
+    """File offset of the first byte of a byte string value of an item."""
+    _, offs = layout(items)
+    e = enc(items[index])
+    v = items[index][key]
+    head = cbor2.dumps(v)[: len(cbor2.dumps(v)) - len(v)]
+    pos = e.find(cbor2.dumps(key) + head + v)
+    assert pos >= 0
+    return offs[index] + pos + len(cbor2.dumps(key)) + len(head)
+
+
+# ---------------------------------------------------------- buffer layout
+
+def rechdr(epid, ts):
+    # dtrace_rechdr_t: the EPID, then the timestamp high word first
+    return struct.pack("<III", epid, ts >> 32, ts & 0xffffffff)
+
+
+# The base program (quiet), one statement per clause:
+#   BEGIN             { printf("hello from BEGIN\n"); }
+#   syscall::read:entry { printf("read fd %d\n", (int)arg0); @reads[execname] = count(); }
+#   syscall::write:entry { printf("write %d bytes\n", arg2); }
+#   END               { printa("%-10s %@u\n", @reads); }
+FMT_HELLO, FMT_READ, FMT_WRITE, FMT_PRINTA = 1, 2, 3, 4
+FORMATS = {FMT_HELLO: "hello from BEGIN\n", FMT_READ: "read fd %d\n",
+           FMT_WRITE: "write %d bytes\n", FMT_PRINTA: "%-10s %@u\n"}
+
+EP_BEGIN, EP_READ, EP_WRITE, EP_END = 1, 2, 3, 4
+SIZES = {EP_BEGIN: 16, EP_READ: 16, EP_WRITE: 24, EP_END: 24}
+
+
+# Each record: its bytes, the text its printf prints (None: END's
+# printa) and its probe (id, "function:name") for non-quiet output.
+def r_begin(ts):
+    return (rechdr(EP_BEGIN, ts) + struct.pack("<I", 0),
+            "hello from BEGIN\n", (1, ":BEGIN"))
+
+
+def r_read(ts, fd):
+    return (rechdr(EP_READ, ts) + struct.pack("<i", fd),
+            "read fd %d\n" % fd, (2, "read:entry"))
+
+
+def r_write(ts, n):
+    # the 8-byte value is 8-aligned at offset 16: 4 bytes of padding
+    return (rechdr(EP_WRITE, ts) + b"\0" * 4 + struct.pack("<q", n),
+            "write %d bytes\n" % n, (3, "write:entry"))
+
+
+def r_end(ts):
+    return (rechdr(EP_END, ts) + b"\0" * 4 + struct.pack("<q", 1), None,
+            (4, ":END"))
+
+
+AGG_SIZE = 40
+
+
+def aggent(key, count, aggid=1):
+    # aggid, 4 stale bytes, varid (int64), key string[16], count
+    k = key.encode() + b"\0" * (16 - len(key))
+    return struct.pack("<II", aggid, 0) + struct.pack("<q", 1) + k + \
+        struct.pack("<Q", count)
+
+
+def printa_text(counts):
+    # printa("%-10s %@u\n", @reads): rows by value, then by key
+    rows = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]))
+    return "".join("%-10s %u\n" % (k, v) for k, v in rows)
+
+
+def exit_text(counts):
+    # the end-of-run printing of an aggregation printa never printed
+    # (libdtrace-text-facts 11.4): "  %-50s %16lld" rows, by value
+    rows = sorted(counts.items(), key=lambda kv: (kv[1], kv[0]))
+    return "".join("  %-50s %16d\n" % (k, v) for k, v in rows)
+
+
+class Base:
+    """The intact capture, as items, with what decoding it prints."""
+
+    def __init__(self):
+        self.items = []
+        self.idx = {}
+        hdr = item("dtsnap", version=[1, 0], byteorder="little",
+                   model="LP64", os="FreeBSD", release="14.1-RELEASE",
+                   host="fixture", ncpu=2, dt_act_base=55,
+                   producer="testdata/bad/gen.py")
+        self.add("header", hdr)
+        self.add("options", item("options", options={"quiet": "set"}))
+        for pid, (prov, fn, nm) in enumerate([
+                ("dtrace", "", "BEGIN"), ("syscall", "read", "entry"),
+                ("syscall", "write", "entry"), ("dtrace", "", "END")], 1):
+            self.add("probe%d" % pid, item("probe", id=pid, provider=prov,
+                                           module="", function=fn, name=nm))
+        for fid, s in FORMATS.items():
+            self.add("format%d" % fid, item("format", id=fid, string=s))
+        self.add("eprobe1", item("eprobe", epid=EP_BEGIN, probe=1, uarg=0,
+                 size=16, recs=[rec(ACT_PRINTF, 4, 12, fmt=FMT_HELLO,
+                                    uarg=1)]))
+        self.add("eprobe2", item("eprobe", epid=EP_READ, probe=2, uarg=0,
+                 size=16, recs=[rec(ACT_PRINTF, 4, 12, fmt=FMT_READ,
+                                    uarg=2)]))
+        self.add("eprobe3", item("eprobe", epid=EP_WRITE, probe=3, uarg=0,
+                 size=24, recs=[rec(ACT_PRINTF, 8, 16, fmt=FMT_WRITE,
+                                    uarg=3)]))
+        self.add("eprobe4", item("eprobe", epid=EP_END, probe=4, uarg=0,
+                 size=24, recs=[rec(ACT_PRINTA, 8, 16, fmt=FMT_PRINTA,
+                                    uarg=4)]))
+        self.add("agg1", item("agg", id=1, epid=EP_READ, varid=1,
+                 name="reads", size=AGG_SIZE, flags=0,
+                 recs=[rec(ACT_DIFEXPR, 8, 8),
+                       rec(ACT_DIFEXPR, 16, 16, align=1),
+                       rec(AGG_COUNT, 8, 32)]))
+        # pass 1: BEGIN ran on CPU 0
+        self.add("status1", item("status", **{
+            "pass": 1, "began_on": 0, "ended_on": -1, "exiting": 0,
+            "exit_status": 0, "dynamic": 0, "dynrinse": 0, "dyndirty": 0,
+            "spec": 0, "specbusy": 0, "specunavail": 0,
+            "stkstroverflow": 0, "dblerrors": 0, "errors": 0}))
+        self.aggbufs = {
+            "aggbuf1.0": [("bash", 2), ("sshd", 1)],
+            "aggbuf1.1": [("bash", 1), ("cron", 5)],
+            "aggbuf2.0": [("bash", 1)],
+        }
+        self.add_aggbuf("aggbuf1.0", 1, 0)
+        self.add_aggbuf("aggbuf1.1", 1, 1)
+        # the records of each buffer, with the text each one prints
+        self.recs = {
+            "buf1.0": [r_begin(100), r_read(110, 3), r_read(120, 4),
+                       r_write(130, 100)],
+            "buf1.1": [r_read(115, 5), r_write(125, 200)],
+            "buf2.0": [r_write(210, 300)],
+            "buf2.1": [r_read(205, 6), r_end(220)],
+        }
+        self.add_buf("buf1.0", 1, 0, 1000)
+        self.add_buf("buf1.1", 1, 1, 1000)
+        # pass 2: tracing stopped, END ran on CPU 1 (consumed last)
+        self.add("status2", item("status", **{
+            "pass": 2, "began_on": 0, "ended_on": 1, "exiting": 1,
+            "exit_status": 0, "dynamic": 0, "dynrinse": 0, "dyndirty": 0,
+            "spec": 0, "specbusy": 0, "specunavail": 0,
+            "stkstroverflow": 0, "dblerrors": 0, "errors": 0}))
+        self.add_aggbuf("aggbuf2.0", 2, 0)
+        self.add_buf("buf2.0", 2, 0, 2000)
+        self.add_buf("buf2.1", 2, 1, 2000)
+        self.add("end", item("end", exit_status=0))
+
+    def add(self, name, it):
+        self.idx[name] = len(self.items)
+        self.items.append(it)
+
+    def add_aggbuf(self, name, pas, cpu):
+        data = b"".join(aggent(k, v) for k, v in self.aggbufs[name])
+        self.add(name, item("aggbuf", **{"pass": pas, "cpu": cpu,
+                                         "data": data, "drops": 0}))
+
+    def add_buf(self, name, pas, cpu, ts):
+        data = b"".join(r[0] for r in self.recs[name])
+        self.add(name, item("buf", **{"pass": pas, "cpu": cpu, "data": data,
+                                      "drops": 0, "errors": 0, "oldest": 0,
+                                      "timestamp": ts}))
+
+    def i(self, name):
+        return self.idx[name]
+
+    def off(self, name):
+        return layout(self.items)[1][self.idx[name]]
+
+    def doff(self, name):
+        return data_offset(self.items, self.idx[name])
+
+    def text(self, buf, k):
+        return self.recs[buf][k][1]
+
+    def counts(self, *aggbufs):
+        c = {}
+        for name in aggbufs:
+            for k, v in self.aggbufs[name]:
+                c[k] = c.get(k, 0) + v
+        return c
+
+    def stdout(self, lose=(), printa=True, aggs=None, exit_aggs=False,
+               quiet=True):
+        """What decoding prints: buffers in consume order (BEGIN CPU
+        first, END CPU last), minus the records in lose ((buf, k) pairs or
+        whole buffer names).  Not quiet, dtrace(1) prints its heading
+        once, then "%3d %6d %32s " (CPU, probe id, function:name) before
+        and a newline after each record set."""
+        out = ""
+        for buf in ("buf1.0", "buf1.1", "buf2.0", "buf2.1"):
+            cpu = int(buf[-1])
+            for k, (_, text, (pid, fn)) in enumerate(self.recs[buf]):
+                if buf in lose or (buf, k) in lose:
+                    continue
+                if not quiet:
+                    if out == "":
+                        out = "%3s %6s %32s\n" % ("CPU", "ID",
+                                                  "FUNCTION:NAME")
+                    out += "%3d %6d %32s " % (cpu, pid, fn)
+                if text is None:       # END's printa
+                    if printa:
+                        out += printa_text(self.counts(*(aggs or (
+                            "aggbuf1.0", "aggbuf1.1", "aggbuf2.0"))))
+                else:
+                    out += text
+                if not quiet:
+                    out += "\n"
+        # dtrace(1)'s end-of-run newline, before the exit printings
+        out += "\n"
+        if exit_aggs:
+            out += exit_text(self.counts(*(aggs or (
+                "aggbuf1.0", "aggbuf1.1", "aggbuf2.0"))))
+        return out
+
+
+def msg(item=None, cpu=None, offset=None, text=""):
+    where = []
+    if item is not None:
+        where.append("item %d" % item)
+    if cpu is not None:
+        where.append("cpu %d" % cpu)
+    if offset is not None:
+        where.append("offset %d" % offset)
+    loc = ", ".join(where)
+    return "%s: %s: %s%s\n" % (PROG, FILE, loc + ": " if loc else "", text)
+
+
+# ------------------------------------------------------------------ cases
+
+CASES = []
+
+
+def case(name, about):
+    def deco(fn):
+        CASES.append((name, about, fn))
+        return fn
+    return deco
+
+
+def with_item(b, which, **changes):
+    """Replace keys of a named item (None deletes the key)."""
+    it = dict(b.items[b.i(which)])
+    for k, v in changes.items():
+        if v is None:
+            it.pop(k, None)
+        else:
+            it[k] = v
+    b.items[b.i(which)] = it
+
+
+def insert_before(b, name, *new):
+    """Insert items before a named one; names after it shift."""
+    at = b.i(name)
+    b.items[at:at] = list(new)
+    for k, v in b.idx.items():
+        if v >= at:
+            b.idx[k] = v + len(new)
+
+
+def set_buf(b, name, data):
+    with_item(b, name, data=data)
+
+
+# -- the container -------------------------------------------------------
+
+@case("intact", "the base capture, undamaged: the reference for every case")
+def c_intact(b):
+    return layout(b.items)[0], "", b.stdout(), 0
+
+
+@case("empty-file", "an empty file: cut short before its header")
+def c_empty(b):
+    return b"", msg(0, None, 0, "capture cut short at byte 0"), "", 1
+
+
+@case("not-cbor", "an ELF file: not a capture at all")
+def c_elf(b):
+    data = b"\x7fELF\x02\x01\x01\x00" + b"\0" * 56
+    return data, msg(0, None, 0, "not a dtsnap capture: it does not start "
+                     "with a CBOR map"), "", 1
+
+
+@case("first-item-array", "the first item is an array holding the header")
+def c_first_array(b):
+    data = cbor2.dumps([b.items[0]]) + layout(b.items[1:])[0]
+    return data, msg(0, None, 0, "not a dtsnap capture: it does not start "
+                     "with a CBOR map"), "", 1
+
+
+@case("first-item-probe", "the header is missing: the first item is the "
+      "options item")
+def c_first_probe(b):
+    data = layout(b.items[1:])[0]
+    return data, msg(0, None, 0, "not a dtsnap capture: its first item is "
+                     "of kind 'options', not the dtsnap header"), "", 1
+
+
+@case("header-no-t", "the header map has no \"t\" key")
+def c_header_no_t(b):
+    h = dict(b.items[0])
+    del h["t"]
+    b.items[0] = h
+    return layout(b.items)[0], msg(0, None, 0, "not a dtsnap capture: the "
+                                   "first item has no text key 't'"), "", 1
+
+
+@case("version-2", "the header says version [2, 0]: a major version this "
+      "reader does not know")
+def c_version2(b):
+    with_item(b, "header", version=[2, 0])
+    e = enc(b.items[0])
+    off = e.find(cbor2.dumps("version")) + len(cbor2.dumps("version"))
+    return layout(b.items)[0], msg(0, None, off, "unsupported capture "
+                                   "version 2.0 (this reader knows 1.x)"), \
+        "", 1
+
+
+@case("version-text", "the header's version is the text \"1.0\"")
+def c_version_text(b):
+    with_item(b, "header", version="1.0")
+    e = enc(b.items[0])
+    off = e.find(cbor2.dumps("version")) + len(cbor2.dumps("version"))
+    return layout(b.items)[0], msg(0, None, off, "dtsnap header has no "
+                                   "version [major, minor]"), "", 1
+
+
+@case("duplicate-header", "a second dtsnap header after the options item: "
+      "skipped, everything else decoded")
+def c_dup_header(b):
+    insert_before(b, "probe1", b.items[0])
+    return layout(b.items)[0], msg(2, None, b.off("probe1") - len(
+        enc(b.items[0])), "second dtsnap header at byte %d; skipped" % (
+        b.off("probe1") - len(enc(b.items[0])))), b.stdout(), 1
+
+
+@case("item-array", "an array where an item should be (between the two "
+      "passes): skipped")
+def c_item_array(b):
+    insert_before(b, "status2", [1, 2, 3])
+    o = b.off("status2") - len(cbor2.dumps([1, 2, 3]))
+    return layout(b.items)[0], msg(b.i("status2") - 1, None, o,
+                                   "item at byte %d is an array, not a map; "
+                                   "skipped" % o), b.stdout(), 1
+
+
+@case("item-no-t", "a map without \"t\" between the passes: skipped")
+def c_item_no_t(b):
+    x = {"pass": 2}
+    insert_before(b, "status2", x)
+    o = b.off("status2") - len(cbor2.dumps(x))
+    return layout(b.items)[0], msg(b.i("status2") - 1, None, o,
+                                   "item at byte %d has no text key 't'; "
+                                   "skipped" % o), b.stdout(), 1
+
+
+@case("item-t-int", "an item whose \"t\" is the integer 7: skipped")
+def c_item_t_int(b):
+    x = {"t": 7, "pass": 2}
+    insert_before(b, "status2", x)
+    o = b.off("status2") - len(cbor2.dumps(x))
+    return layout(b.items)[0], msg(b.i("status2") - 1, None, o,
+                                   "item at byte %d has no text key 't'; "
+                                   "skipped" % o), b.stdout(), 1
+
+
+@case("unknown-kind", "an item of an unknown kind: skipped silently (the "
+      "format may grow)")
+def c_unknown_kind(b):
+    insert_before(b, "status2", item("future", stuff=[1, 2]))
+    return layout(b.items)[0], "", b.stdout(), 0
+
+
+@case("reserved-head", "the first byte of the pass-2 status item replaced "
+      "by 0x1c (a reserved CBOR head): pass 1 is decoded, the aggregations "
+      "merged so far are printed at the end")
+def c_reserved(b):
+    data, offs = layout(b.items)
+    o = offs[b.i("status2")]
+    data = data[:o] + b"\x1c" + data[o + 1:]
+    return data, msg(b.i("status2"), None, o, "not CBOR at byte %d" % o), \
+        b.stdout(lose=("buf2.0", "buf2.1"), aggs=("aggbuf1.0", "aggbuf1.1"),
+                 exit_aggs=True), 1
+
+
+@case("stray-break", "a CBOR break byte (0xff) where the pass-2 status "
+      "item should start")
+def c_break(b):
+    data, offs = layout(b.items)
+    o = offs[b.i("status2")]
+    data = data[:o] + b"\xff" + data[o:]
+    return data, msg(b.i("status2"), None, o, "not CBOR at byte %d: "
+                     "unexpected break" % o), \
+        b.stdout(lose=("buf2.0", "buf2.1"), aggs=("aggbuf1.0", "aggbuf1.1"),
+                 exit_aggs=True), 1
+
+
+@case("trailing-garbage", "half an item after the end item")
+def c_trailing(b):
+    data = layout(b.items)[0]
+    n = len(data)
+    return data + b"\xa2\x61t", msg(len(b.items), None, n, "capture cut "
+                                    "short at byte %d" % n), b.stdout(), 1
+
+
+def cut_case(name, at_item, frac, about, lose, aggs, exit_aggs):
+    @case(name, about)
+    def fn(b):
+        data, offs = layout(b.items)
+        i = b.i(at_item)
+        cut = offs[i] + max(1, int(len(enc(b.items[i])) * frac))
+        return data[:cut], msg(i, None, offs[i], "capture cut short at "
+                               "byte %d" % offs[i]), \
+            (b.stdout(lose=lose, aggs=aggs, exit_aggs=exit_aggs)
+             if lose is not None else ""), 1
+    return fn
+
+
+cut_case("cut-in-header", "header", 0.5,
+         "cut in the middle of the header: nothing to decode", None, None,
+         False)
+cut_case("cut-in-eprobe", "eprobe3", 0.5,
+         "cut inside the third eprobe item: no buffer was reached",
+         ("buf1.0", "buf1.1", "buf2.0", "buf2.1"), None, False)
+cut_case("cut-in-buf", "buf1.1", 0.7,
+         "cut inside CPU 1's pass-1 buffer: CPU 0's pass-1 records are "
+         "decoded and the aggregation snapshots of pass 1 printed at the end",
+         ("buf1.1", "buf2.0", "buf2.1"), ("aggbuf1.0", "aggbuf1.1"), True)
+cut_case("cut-in-aggbuf", "aggbuf2.0", 0.6,
+         "cut inside pass 2's aggregation buffer: pass 1 decoded",
+         ("buf2.0", "buf2.1"), ("aggbuf1.0", "aggbuf1.1"), True)
+
+
+@case("no-end-item", "the capture stops cleanly after its last buffer, "
+      "without the end item: everything decoded, no message")
+def c_no_end(b):
+    return layout(b.items[:-1])[0], "", b.stdout(), 0
+
+
+@case("bytes-2p60", "CPU 1's pass-1 buffer claims 2^60 bytes of data: the "
+      "file ends first, so the item is cut short")
+def c_2p60(b):
+    data, offs = layout(b.items)
+    i = b.i("buf1.1")
+    e = enc(b.items[i])
+    d = b.items[i]["data"]
+    head = cbor2.dumps(d)[:-len(d)]
+    pos = e.find(head + d)
+    e = e[:pos] + b"\x5b" + struct.pack(">Q", 1 << 60) + e[pos + len(head):]
+    data = data[:offs[i]] + e + data[offs[i + 1]:]
+    return data, msg(i, None, offs[i], "capture cut short at byte %d" %
+                     offs[i]), b.stdout(lose=("buf1.1", "buf2.0", "buf2.1"),
+                                        aggs=("aggbuf1.0", "aggbuf1.1"),
+                                        exit_aggs=True), 1
+
+
+@case("recs-1e9", "eprobe 3's recs array claims 10^9 elements: everything "
+      "after it is read as its elements until the file ends, so the item is "
+      "cut short and no buffer is reached")
+def c_1e9(b):
+    data, offs = layout(b.items)
+    i = b.i("eprobe3")
+    e = enc(b.items[i])
+    r = b.items[i]["recs"]
+    pos = e.find(cbor2.dumps(r))
+    e = e[:pos] + b"\x9a" + struct.pack(">I", 10 ** 9) + e[pos + 1:]
+    data = data[:offs[i]] + e + data[offs[i + 1]:]
+    return data, msg(i, None, offs[i], "capture cut short at byte %d" %
+                     offs[i]), b.stdout(lose=("buf1.0", "buf1.1", "buf2.0",
+                                              "buf2.1")), 1
+
+
+@case("indef-bytes", "CPU 1's pass-1 buffer data is an indefinite-length "
+      "(chunked) byte string: that item is skipped, the rest decoded")
+def c_indef(b):
+    data, offs = layout(b.items)
+    i = b.i("buf1.1")
+    e = enc(b.items[i])
+    d = b.items[i]["data"]
+    head = cbor2.dumps(d)[:-len(d)]
+    pos = e.find(head + d)
+    chunked = b"\x5f" + cbor2.dumps(d[:16]) + cbor2.dumps(d[16:]) + b"\xff"
+    e = e[:pos] + chunked + e[pos + len(head) + len(d):]
+    data = data[:offs[i]] + e + data[offs[i + 1]:]
+    o = offs[i] + pos
+    return data, msg(i, None, o, "indefinite-length byte string at byte %d "
+                     "is not supported; item skipped" % o), \
+        b.stdout(lose=("buf1.1",)), 1
+
+
+@case("deep-nesting", "an unknown key of the options item nests 100 arrays: "
+      "reading stops there (after the header)")
+def c_deep(b):
+    data, offs = layout(b.items)
+    i = b.i("options")
+    it = dict(b.items[i])
+    it["x"] = 0
+    e = cbor2.dumps(it)
+    tail = cbor2.dumps("x") + b"\x00"
+    assert e.endswith(tail)
+    e = e[:-1] + b"\x81" * 100 + b"\x00"
+    data = data[:offs[i]] + e + data[offs[i + 1]:]
+    # map (1) + the 65th level: the 64th array opened is at depth 65
+    o = offs[i] + len(cbor2.dumps(it)) - 1 + 63
+    return data, msg(i, None, o, "nesting deeper than 64 levels at byte "
+                     "%d" % o), b.stdout(lose=("buf1.0", "buf1.1", "buf2.0",
+                                               "buf2.1")), 1
+
+
+# -- metadata ------------------------------------------------------------
+
+@case("probe-no-name", "the read:entry probe item lacks its required "
+      "\"name\": the probe is skipped, its records still decode (quiet)")
+def c_probe_noname(b):
+    with_item(b, "probe2", name=None)
+    return layout(b.items)[0], msg(b.i("probe2"), None, b.off("probe2"),
+                                   "probe item %d has no key 'name'" %
+                                   b.i("probe2")), b.stdout(), 1
+
+
+@case("eprobe-no-size", "eprobe 3 (write:entry) lacks \"size\": it is "
+      "unknown, so each buffer holding a write record is skipped from it on")
+def c_eprobe_nosize(b):
+    with_item(b, "eprobe3", size=None)
+    i = b.i("eprobe3")
+    w10 = b.doff("buf1.0") + 48
+    w11 = b.doff("buf1.1") + 16
+    w20 = b.doff("buf2.0")
+    return layout(b.items)[0], \
+        msg(i, None, b.off("eprobe3"), "eprobe item %d has no key 'size'" % i) + \
+        msg(b.i("buf1.0"), 0, w10, "unknown enabled probe id 3 at buffer "
+            "offset 48; the rest of this buffer (24 bytes) is skipped") + \
+        msg(b.i("buf1.1"), 1, w11, "unknown enabled probe id 3 at buffer "
+            "offset 16; the rest of this buffer (24 bytes) is skipped") + \
+        msg(b.i("buf2.0"), 0, w20, "unknown enabled probe id 3 at buffer "
+            "offset 0; the rest of this buffer (24 bytes) is skipped"), \
+        b.stdout(lose=(("buf1.0", 3), ("buf1.1", 1), ("buf2.0", 0))), 1
+
+
+@case("eprobe-size-text", "eprobe 3's size is the text \"24\": same loss as "
+      "a missing size, with a message naming the type")
+def c_eprobe_sizetext(b):
+    with_item(b, "eprobe3", size="24")
+    i = b.i("eprobe3")
+    e = enc(b.items[i])
+    o = b.off("eprobe3") + e.find(cbor2.dumps("size")) + len(cbor2.dumps("size"))
+    w10 = b.doff("buf1.0") + 48
+    w11 = b.doff("buf1.1") + 16
+    w20 = b.doff("buf2.0")
+    return layout(b.items)[0], \
+        msg(i, None, o, "key 'size' of eprobe item %d is text, not an "
+            "unsigned integer" % i) + \
+        msg(b.i("buf1.0"), 0, w10, "unknown enabled probe id 3 at buffer "
+            "offset 48; the rest of this buffer (24 bytes) is skipped") + \
+        msg(b.i("buf1.1"), 1, w11, "unknown enabled probe id 3 at buffer "
+            "offset 16; the rest of this buffer (24 bytes) is skipped") + \
+        msg(b.i("buf2.0"), 0, w20, "unknown enabled probe id 3 at buffer "
+            "offset 0; the rest of this buffer (24 bytes) is skipped"), \
+        b.stdout(lose=(("buf1.0", 3), ("buf1.1", 1), ("buf2.0", 0))), 1
+
+
+@case("eprobe-size-float", "eprobe 3's size is the float 24.0: integers are "
+      "never floats")
+def c_eprobe_sizefloat(b):
+    with_item(b, "eprobe3", size=24.0)
+    i = b.i("eprobe3")
+    e = enc(b.items[i])
+    o = b.off("eprobe3") + e.find(cbor2.dumps("size")) + len(cbor2.dumps("size"))
+    w10 = b.doff("buf1.0") + 48
+    w11 = b.doff("buf1.1") + 16
+    w20 = b.doff("buf2.0")
+    return layout(b.items)[0], \
+        msg(i, None, o, "key 'size' of eprobe item %d is a float, not an "
+            "unsigned integer" % i) + \
+        msg(b.i("buf1.0"), 0, w10, "unknown enabled probe id 3 at buffer "
+            "offset 48; the rest of this buffer (24 bytes) is skipped") + \
+        msg(b.i("buf1.1"), 1, w11, "unknown enabled probe id 3 at buffer "
+            "offset 16; the rest of this buffer (24 bytes) is skipped") + \
+        msg(b.i("buf2.0"), 0, w20, "unknown enabled probe id 3 at buffer "
+            "offset 0; the rest of this buffer (24 bytes) is skipped"), \
+        b.stdout(lose=(("buf1.0", 3), ("buf1.1", 1), ("buf2.0", 0))), 1
+
+
+@case("epid-zero", "an extra eprobe item with epid 0 (DTRACE_EPIDNONE): "
+      "skipped")
+def c_epid0(b):
+    x = item("eprobe", epid=0, probe=1, uarg=0, size=16,
+             recs=[rec(ACT_DIFEXPR, 4, 12)])
+    insert_before(b, "agg1", x)
+    i = b.i("agg1") - 1
+    return layout(b.items)[0], msg(i, None, b.off("agg1") - len(enc(x)),
+                                   "eprobe item: epid 0 is DTRACE_EPIDNONE, "
+                                   "the padding word"), b.stdout(), 1
+
+
+@case("id-2p32-1", "an extra probe item with id 2^32-1: out of range, "
+      "skipped")
+def c_id_max(b):
+    x = item("probe", id=2 ** 32 - 1, provider="fbt", module="kernel",
+             function="f", name="entry")
+    insert_before(b, "eprobe1", x)
+    i = b.i("eprobe1") - 1
+    o = b.off("eprobe1") - len(enc(x))
+    o += enc(x).find(cbor2.dumps("id")) + len(cbor2.dumps("id"))
+    return layout(b.items)[0], msg(i, None, o, "probe item: id 4294967295 "
+                                   "is out of range (at most 16777216)"), \
+        b.stdout(), 1
+
+
+@case("duplicate-eprobe", "eprobe 2 described a second time, differently "
+      "(size 40): the first description is kept")
+def c_dup_eprobe(b):
+    x = dict(b.items[b.i("eprobe2")])
+    x["size"] = 40
+    insert_before(b, "agg1", x)
+    i = b.i("agg1") - 1
+    return layout(b.items)[0], msg(i, None, b.off("agg1") - len(enc(x)),
+                                   "eprobe 2 described twice; the first is "
+                                   "kept"), b.stdout(), 1
+
+
+@case("duplicate-probe", "probe 2 described a second time with another "
+      "name: the first is kept")
+def c_dup_probe(b):
+    x = dict(b.items[b.i("probe2")])
+    x["name"] = "return"
+    insert_before(b, "format1", x)
+    i = b.i("format1") - 1
+    return layout(b.items)[0], msg(i, None, b.off("format1") - len(enc(x)),
+                                   "probe 2 described twice, differently; "
+                                   "the first is kept"), b.stdout(), 1
+
+
+@case("recdesc-outside", "eprobe 2's record lies at offset 14, size 4, in a "
+      "16-byte record: every read:entry record is skipped with a message, "
+      "everything else decodes")
+def c_recdesc_out(b):
+    e2 = dict(b.items[b.i("eprobe2")])
+    e2["recs"] = [rec(ACT_PRINTF, 4, 14, fmt=FMT_READ, uarg=2)]
+    b.items[b.i("eprobe2")] = e2
+    i = b.i("eprobe2")
+    err = msg(i, None, b.off("eprobe2"), "eprobe 2: record 0 (offset 14, "
+              "size 4) lies outside the 16-byte record")
+    for buf, cpu, k, boff in (("buf1.0", 0, 1, 16), ("buf1.0", 0, 2, 32),
+                              ("buf1.1", 1, 0, 0), ("buf2.1", 1, 0, 0)):
+        err += msg(b.i(buf), cpu, b.doff(buf) + boff, "record of enabled "
+                   "probe 2 skipped: its description is inconsistent")
+    return layout(b.items)[0], err, b.stdout(lose=(
+        ("buf1.0", 1), ("buf1.0", 2), ("buf1.1", 0), ("buf2.1", 0))), 1
+
+
+@case("agg-one-rec", "the aggregation's description has one record (no "
+      "value): skipped, so every entry of aggid 1 is an unknown aggregation "
+      "id and printa prints nothing")
+def c_agg_onerec(b):
+    with_item(b, "agg1", recs=[rec(ACT_DIFEXPR, 8, 8)])
+    i = b.i("agg1")
+    err = msg(i, None, b.off("agg1"), "aggregation 1 has 1 records; it "
+              "needs the variable id and a value")
+    for name, cpu in (("aggbuf1.0", 0), ("aggbuf1.1", 1), ("aggbuf2.0", 0)):
+        err += msg(b.i(name), cpu, b.doff(name), "unknown aggregation id 1; "
+                   "rest of the aggregation buffer skipped")
+    return layout(b.items)[0], err, b.stdout(printa=False), 1
+
+
+@case("format-bad", "format 2 (\"read fd %d\") replaced by \"read fd "
+      "%Q\\n\", an undefined conversion: read:entry records cannot be "
+      "printed, everything else decodes")
+def c_format_bad(b):
+    with_item(b, "format2", string="read fd %Q\n")
+    i = b.i("format2")
+    err = msg(i, None, b.off("format2"), "format 2: format conversion #1 is "
+              "undefined: %Q")
+    for buf, cpu, boff in (("buf1.0", 0, 16), ("buf1.0", 0, 32),
+                           ("buf1.1", 1, 0), ("buf2.1", 1, 0)):
+        err += msg(b.i(buf), cpu, b.doff(buf) + boff, "enabled probe 2, "
+                   "record 0: unknown format id 2")
+    return layout(b.items)[0], err, b.stdout(lose=(
+        ("buf1.0", 1), ("buf1.0", 2), ("buf1.1", 0), ("buf2.1", 0))), 1
+
+
+@case("printf-few-recs", "format 2 becomes \"read fd %d %d %d\\n\": three "
+      "arguments, but eprobe 2 has one record")
+def c_printf_few(b):
+    with_item(b, "format2", string="read fd %d %d %d\n")
+    err = ""
+    for buf, cpu, boff in (("buf1.0", 0, 16), ("buf1.0", 0, 32),
+                           ("buf1.1", 1, 0), ("buf2.1", 1, 0)):
+        err += msg(b.i(buf), cpu, b.doff(buf) + boff, "enabled probe 2: "
+                   "format 2 needs 3 records, 1 are left")
+    return layout(b.items)[0], err, b.stdout(lose=(
+        ("buf1.0", 1), ("buf1.0", 2), ("buf1.1", 0), ("buf2.1", 0))), 1
+
+
+@case("options-wrong-type", "the options item gives quiet an array value: "
+      "that option is refused (output is then not quiet)")
+def c_opt_type(b):
+    with_item(b, "options", options={"quiet": [1]})
+    i = b.i("options")
+    e = enc(b.items[i])
+    o = b.off("options") + e.find(cbor2.dumps([1]))
+    return layout(b.items)[0], msg(i, None, o, "options item: option "
+                                   "\"quiet\" has a value that is neither "
+                                   "text nor an integer"), \
+        b.stdout(quiet=False), 1
+
+
+@case("options-not-map", "the options item's options is an array")
+def c_opt_notmap(b):
+    with_item(b, "options", options=["quiet"])
+    i = b.i("options")
+    e = enc(b.items[i])
+    o = b.off("options") + e.find(cbor2.dumps(["quiet"]))
+    return layout(b.items)[0], msg(i, None, o, "key 'options' of options "
+                                   "item %d is an array, not a map" % i), \
+        b.stdout(quiet=False), 1
+
+
+@case("option-unknown", "an options item sets \"nosuchopt\": refused with "
+      "dtrace's reason; quiet still applies")
+def c_opt_unknown(b):
+    with_item(b, "options", options={"quiet": "set", "nosuchopt": 1})
+    i = b.i("options")
+    e = enc(b.items[i])
+    o = b.off("options") + e.find(cbor2.dumps("nosuchopt"))
+    return layout(b.items)[0], msg(i, None, o, "options item: couldn't set "
+                                   "option \"nosuchopt\" to \"1\": Invalid "
+                                   "option name"), b.stdout(), 1
+
+
+# -- buffers -------------------------------------------------------------
+
+@case("buf-no-data", "CPU 1's pass-1 buf item lacks \"data\": that buffer "
+      "is skipped, CPU 0 and pass 2 decode")
+def c_buf_nodata(b):
+    with_item(b, "buf1.1", data=None)
+    i = b.i("buf1.1")
+    return layout(b.items)[0], msg(i, None, b.off("buf1.1"), "buf item %d "
+                                   "has no key 'data'" % i), \
+        b.stdout(lose=("buf1.1",)), 1
+
+
+@case("buf-data-text", "CPU 0's pass-1 buffer data is a text string")
+def c_buf_datatext(b):
+    with_item(b, "buf1.0", data="not bytes")
+    i = b.i("buf1.0")
+    e = enc(b.items[i])
+    o = b.off("buf1.0") + e.find(cbor2.dumps("not bytes"))
+    return layout(b.items)[0], msg(i, None, o, "key 'data' of buf item %d "
+                                   "is text, not a byte string" % i), \
+        b.stdout(lose=("buf1.0",)), 1
+
+
+@case("cpu-negative", "CPU 1's pass-1 buffer says cpu -1: skipped")
+def c_cpu_neg(b):
+    with_item(b, "buf1.1", cpu=-1)
+    i = b.i("buf1.1")
+    return layout(b.items)[0], msg(i, None, b.off("buf1.1"), "buf item: cpu "
+                                   "-1 is out of range"), \
+        b.stdout(lose=("buf1.1",)), 1
+
+
+@case("pass-negative", "CPU 1's pass-1 buffer says pass -1")
+def c_pass_neg(b):
+    with_item(b, "buf1.1", **{"pass": -1})
+    i = b.i("buf1.1")
+    e = enc(b.items[i])
+    o = b.off("buf1.1") + e.find(cbor2.dumps("pass")) + len(cbor2.dumps("pass"))
+    return layout(b.items)[0], msg(i, None, o, "key 'pass' of buf item %d is "
+                                   "a negative integer, not an unsigned "
+                                   "integer" % i), \
+        b.stdout(lose=("buf1.1",)), 1
+
+
+@case("unknown-epid", "CPU 0's pass-1 buffer has EPID 99 (no eprobe) "
+      "after its first two records: the rest of that buffer is skipped, "
+      "CPU 1 and pass 2 decode")
+def c_unknown_epid(b):
+    recs = b.recs["buf1.0"]
+    data = recs[0][0] + recs[1][0] + rechdr(99, 115) + recs[2][0][12:] + \
+        recs[3][0]
+    set_buf(b, "buf1.0", data)
+    i = b.i("buf1.0")
+    return layout(b.items)[0], msg(i, 0, b.doff("buf1.0") + 32, "unknown "
+                                   "enabled probe id 99 at buffer offset 32; "
+                                   "the rest of this buffer (40 bytes) is "
+                                   "skipped"), \
+        b.stdout(lose=(("buf1.0", 2), ("buf1.0", 3))), 1
+
+
+@case("record-overrun", "CPU 0's pass-1 buffer ends 8 bytes into its "
+      "24-byte write record: the records before it and CPU 1 decode")
+def c_overrun(b):
+    recs = b.recs["buf1.0"]
+    data = recs[0][0] + recs[1][0] + recs[2][0] + recs[3][0][:8]
+    set_buf(b, "buf1.0", data)
+    i = b.i("buf1.0")
+    return layout(b.items)[0], msg(i, 0, b.doff("buf1.0") + 48, "record of "
+                                   "enabled probe 3 (24 bytes) at buffer "
+                                   "offset 48 overruns the buffer (8 bytes "
+                                   "left); the rest of this buffer is "
+                                   "skipped"), \
+        b.stdout(lose=(("buf1.0", 3),)), 1
+
+
+@case("stray-bytes", "CPU 1's pass-1 buffer has 3 stray bytes after its "
+      "records")
+def c_stray(b):
+    set_buf(b, "buf1.1", b.items[b.i("buf1.1")]["data"] + b"\x01\x02\x03")
+    i = b.i("buf1.1")
+    return layout(b.items)[0], msg(i, 1, b.doff("buf1.1") + 40, "3 stray "
+                                   "bytes at the end of the buffer (offset "
+                                   "40)"), b.stdout(), 1
+
+
+@case("oldest-beyond", "CPU 1's pass-1 buffer says oldest 4096, beyond its "
+      "40 bytes: walked from 0, nothing lost")
+def c_oldest(b):
+    with_item(b, "buf1.1", oldest=4096)
+    i = b.i("buf1.1")
+    return layout(b.items)[0], msg(i, 1, b.doff("buf1.1"), "oldest offset "
+                                   "4096 lies beyond the 40 bytes of buffer "
+                                   "data; walked from 0"), b.stdout(), 1
+
+
+@case("ring-wrapped", "CPU 1's pass-1 buffer is a wrapped ring (oldest "
+      "16): un-rung, the read record (now last in the bytes) comes first")
+def c_ring(b):
+    d = b.items[b.i("buf1.1")]["data"]
+    with_item(b, "buf1.1", data=d[16:] + d[:16], oldest=24)
+    return layout(b.items)[0], "", b.stdout(), 0
+
+
+@case("eprobe-size-8", "eprobe 2 says size 8, less than the 12-byte record "
+      "header")
+def c_size8(b):
+    with_item(b, "eprobe2", size=8)
+    e2 = dict(b.items[b.i("eprobe2")])
+    e2["recs"] = []
+    b.items[b.i("eprobe2")] = e2
+    i = b.i("eprobe2")
+    err = ""
+    for buf, cpu, boff, left in (("buf1.0", 0, 16, 56), ("buf1.1", 1, 0, 40),
+                                 ("buf2.1", 1, 0, 40)):
+        err += msg(b.i(buf), cpu, b.doff(buf) + boff, "enabled probe 2 has a "
+                   "record size of 8, less than the 12-byte record header; "
+                   "the rest of this buffer is skipped")
+    return layout(b.items)[0], err, b.stdout(lose=(
+        ("buf1.0", 1), ("buf1.0", 2), ("buf1.0", 3), "buf1.1",
+        "buf2.1"), exit_aggs=True), 1
+
+
+@case("stack-pcsize-3", "a stack() record of depth 4 in 12 bytes (a pc of "
+      "3 bytes) in CPU 1's pass-2 buffer: dtrace's error, the record set "
+      "is abandoned, the rest decodes")
+def c_stack3(b):
+    x = item("probe", id=5, provider="profile", module="", function="",
+             name="tick-1s")
+    y = item("eprobe", epid=5, probe=5, uarg=0, size=24,
+             recs=[rec(ACT_STACK, 12, 12, align=4, arg=4, uarg=5)])
+    insert_before(b, "agg1", x, y)
+    d = b.items[b.i("buf2.1")]["data"]
+    s = rechdr(5, 206) + b"\x01" * 12
+    set_buf(b, "buf2.1", d[:16] + s + d[16:])
+    i = b.i("buf2.1")
+    return layout(b.items)[0], msg(i, 1, b.doff("buf2.1") + 16, "Invalid "
+                                   "stack program counter size"), \
+        b.stdout(), 1
+
+
+@case("error-4-recs", "libdtrace's ERROR enabling (uarg 1) with 4 records "
+      "instead of 5, firing once in CPU 0's pass-2 buffer")
+def c_err4(b):
+    x = item("probe", id=5, provider="dtrace", module="", function="",
+             name="ERROR")
+    y = item("eprobe", epid=5, probe=5, uarg=1, size=44,
+             recs=[rec(ACT_DIFEXPR, 8, 12 + 8 * k, align=4, uarg=5)
+                   for k in range(4)])
+    insert_before(b, "agg1", x, y)
+    d = b.items[b.i("buf2.0")]["data"]
+    e = rechdr(5, 205) + struct.pack("<QQQQ", 2, 1, 0, 1)
+    set_buf(b, "buf2.0", e + d)
+    i = b.i("buf2.0")
+    return layout(b.items)[0], msg(i, 0, b.doff("buf2.0"), "the ERROR "
+                                   "enabling 5 has 4 records, not 5"), \
+        b.stdout(), 1
+
+
+@case("unknown-aggid", "CPU 0's pass-1 aggregation buffer has aggid 77 "
+      "after its first entry: the rest of it is skipped")
+def c_unknown_aggid(b):
+    b.aggbufs["aggbuf1.0"] = [("bash", 2)]
+    d = aggent("bash", 2) + aggent("sshd", 1, aggid=77)
+    with_item(b, "aggbuf1.0", data=d)
+    return layout(b.items)[0], msg(b.i("aggbuf1.0"), 0,
+                                   b.doff("aggbuf1.0") + 40, "unknown "
+                                   "aggregation id 77; rest of the "
+                                   "aggregation buffer skipped"), \
+        b.stdout(), 1
+
+
+@case("agg-overrun", "CPU 1's pass-1 aggregation buffer ends 20 bytes into "
+      "its second entry")
+def c_agg_overrun(b):
+    b.aggbufs["aggbuf1.1"] = [("bash", 1)]
+    d = aggent("bash", 1) + aggent("cron", 5)[:20]
+    with_item(b, "aggbuf1.1", data=d)
+    return layout(b.items)[0], msg(b.i("aggbuf1.1"), 1,
+                                   b.doff("aggbuf1.1") + 40, "aggregation "
+                                   "id 1: entry overruns the aggregation "
+                                   "buffer"), b.stdout(), 1
+
+
+@case("pass-backwards", "CPU 1's pass-2 buffer is labelled pass 1, after "
+      "pass 2 started: pass numbers never decrease, so it is read as part "
+      "of pass 2, with a message")
+def c_pass_back(b):
+    with_item(b, "buf2.1", **{"pass": 1})
+    return layout(b.items)[0], msg(b.i("buf2.1"), None, b.off("buf2.1"),
+                                   "buf item of pass 1 after pass 2: pass "
+                                   "numbers never decrease; read as pass "
+                                   "2"), b.stdout(), 1
+
+
+@case("duplicate-eprobe-bad", "eprobe 2 described a second time with a "
+      "record outside it: the second is refused, and the first, kept, "
+      "still decodes every read:entry record")
+def c_dup_eprobe_bad(b):
+    x = dict(b.items[b.i("eprobe2")])
+    x["recs"] = [rec(ACT_PRINTF, 4, 14, fmt=FMT_READ, uarg=2)]
+    insert_before(b, "agg1", x)
+    i = b.i("agg1") - 1
+    return layout(b.items)[0], msg(i, None, b.off("agg1") - len(enc(x)),
+                                   "eprobe 2 described twice; the first is "
+                                   "kept"), b.stdout(), 1
+
+
+@case("status-drops", "not damage: the status and buffer drop counters "
+      "print dtrace's drop messages")
+def c_drops(b):
+    with_item(b, "buf1.1", drops=3)
+    with_item(b, "status2", dynamic=2)
+    return layout(b.items)[0], "dtrace: 3 drops on CPU 1\n" \
+        "dtrace: 2 dynamic variable drops\n", b.stdout(), 0
+
+
+def main():
+    outdir = sys.argv[1] if len(sys.argv) > 1 else \
+        os.path.dirname(os.path.abspath(__file__))
+    names = set()
+    for name, about, fn in CASES:
+        assert name not in names, name
+        names.add(name)
+        b = Base()
+        data, err, out, status = fn(b)
+        d = os.path.join(outdir, name)
+        if os.path.isdir(d):
+            shutil.rmtree(d)
+        os.makedirs(d)
+        with open(os.path.join(d, "input.dtsnap"), "wb") as f:
+            f.write(data)
+        with open(os.path.join(d, "about"), "w") as f:
+            f.write(about + "\n")
+        # None: not derived here (see the case's about); bad.sh then only
+        # checks that the decoder does not crash
+        for fname, val in (("stderr", err), ("stdout", out),
+                           ("exit", None if status is None else
+                            "%d\n" % status)):
+            p = os.path.join(d, fname)
+            if val is not None:
+                with open(p, "w") as f:
+                    f.write(val)
+    print("%d cases" % len(CASES))
+
+
+if __name__ == "__main__":
+    main()
