@@ -628,7 +628,8 @@ read_buf(dtc_reader *r, const dtcp_item *it, pbuf *b, uint32_t *pass,
 			b->owned = p;
 			b->owned_cap = len;
 		}
-		memcpy(b->owned, data, len);
+		if (len > 0)    /* owned may still be NULL */
+			memcpy(b->owned, data, len);
 		b->data = b->owned;
 	}
 	b->size = len;
@@ -1553,7 +1554,7 @@ read_pass(dtc_reader *r, dtc_error *err)
 				b->owned = save.owned;
 				b->owned_cap = save.owned_cap;
 				b->w = save.w;
-				if (p->b.owned == p->b.data) {
+				if (p->b.owned == p->b.data && p->b.size > 0) {
 					if (b->owned_cap < p->b.size) {
 						uint8_t *q = realloc(b->owned,
 						    p->b.size);
