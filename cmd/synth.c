@@ -371,32 +371,20 @@ hexval(int c)
 
 /* Blanks between bytes are allowed: long dumps read better in groups. */
 int
-sy_hex(synth *s, json_t *v, uint8_t **out, size_t *n)
+sy_hexstr(synth *s, json_t *h, uint8_t **out, size_t *n)
 {
-	static const char *const keys[] = { "hex", NULL };
-	json_t *h;
-	const char *p;
+	const char *p, *p0;
 	uint8_t *b;
-	size_t len, k = 0, mark;
+	size_t k = 0;
 	int hi, lo;
 
 	*out = NULL;
 	*n = 0;
-	if (sy_keys(s, v, keys) != 0)
-		return -1;
-	h = json_object_get(v, "hex");
-	mark = sy_key(s, "hex");
-	if (h == NULL || !json_is_string(h)) {
-		sy_fail(s, "expected a string of hex digits");
-		sy_pop(s, mark);
-		return -1;
-	}
-	p = json_string_value(h);
-	len = strlen(p);
-	if ((b = malloc(len / 2 + 1)) == NULL) {
-		sy_pop(s, mark);
+	if (h == NULL || !json_is_string(h))
+		return sy_fail(s, "expected a string of hex digits");
+	p = p0 = json_string_value(h);
+	if ((b = malloc(strlen(p) / 2 + 1)) == NULL)
 		return sy_nomem(s);
-	}
 	while (*p != '\0') {
 		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == ':') {
 			p++;
@@ -404,18 +392,33 @@ sy_hex(synth *s, json_t *v, uint8_t **out, size_t *n)
 		}
 		if ((hi = hexval(p[0])) < 0 || (lo = hexval(p[1])) < 0) {
 			free(b);
-			sy_fail(s, "bad hex digits at character %zu",
-			    (size_t)(p - json_string_value(h)));
-			sy_pop(s, mark);
-			return -1;
+			return sy_fail(s, "bad hex digits at character %zu",
+			    (size_t)(p - p0));
 		}
 		b[k++] = (uint8_t)(hi << 4 | lo);
 		p += 2;
 	}
-	sy_pop(s, mark);
 	*out = b;
 	*n = k;
 	return 0;
+}
+
+int
+sy_hex(synth *s, json_t *v, uint8_t **out, size_t *n)
+{
+	static const char *const keys[] = { "hex", NULL };
+	size_t mark;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (sy_keys(s, v, keys) != 0)
+		return -1;
+	mark = sy_key(s, "hex");
+	rc = sy_hexstr(s, json_object_get(v, "hex"), out, n);
+	if (rc == 0)
+		sy_pop(s, mark);
+	return rc;
 }
 
 int

@@ -159,6 +159,8 @@ int sy_get_str(synth *s, json_t *obj, const char *key, int required,
 int sy_get_bool(synth *s, json_t *obj, const char *key, int def, int *out);
 /* {"hex": "..."} -> bytes; n gets the count.  Caller frees *out. */
 int sy_hex(synth *s, json_t *v, uint8_t **out, size_t *n);
+/* The same from the string value h itself. */
+int sy_hexstr(synth *s, json_t *h, uint8_t **out, size_t *n);
 
 int sy_bytes_reserve(synth *s, sy_bytes *b, size_t more);
 int sy_bytes_zero(synth *s, sy_bytes *b, size_t n);

@@ -1324,20 +1324,15 @@ sy_buf_build(synth *s, json_t *v, dtc_writer_buf *wb, sy_bytes *out)
 		} else if (json_is_object(rv) &&
 		    json_object_get(rv, "raw") != NULL) {
 			size_t m3 = sy_key(s, "raw");
-			json_t *hv = json_pack("{s:O}", "hex",
-			    json_object_get(rv, "raw"));
 
 			if (json_object_size(rv) != 1) {
-				json_decref(hv);
 				sy_pop(s, m3);
 				return sy_fail(s, "a raw record has no other "
 				    "keys");
 			}
-			if (hv == NULL || sy_hex(s, hv, &raw, &n) != 0) {
-				json_decref(hv);
-				return hv == NULL ? sy_nomem(s) : -1;
-			}
-			json_decref(hv);
+			if (sy_hexstr(s, json_object_get(rv, "raw"), &raw,
+			    &n) != 0)
+				return -1;
 			sy_pop(s, m3);
 			if (sy_bytes_put(s, out, raw, n) != 0) {
 				free(raw);
