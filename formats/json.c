@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -28,7 +30,26 @@ typedef struct jout {
 	int have_key;
 	char *hex;
 	size_t hexcap;
+	int flush;               /* flush every line (see flush_lines) */
 } jout;
+
+/*
+ * A line goes out as soon as its event is decoded when someone may be
+ * reading as it comes (a pipe to jq, a terminal, a socket).  Into a file
+ * or /dev/null that costs a write(2) per line for nothing.
+ */
+static int
+flush_lines(FILE *fp)
+{
+	struct stat st;
+	int fd = fileno(fp);
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return 1;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	return !(S_ISCHR(st.st_mode) && !isatty(fd));
+}
 
 static void
 put(jout *j, json_t *v)
@@ -214,7 +235,7 @@ line_end(model_out *o)
 		j->root = NULL;
 	}
 	/* a line is written as soon as its event is decoded (jq -c | ...) */
-	if (fflush(o->fp) != 0)
+	if (j->flush && fflush(o->fp) != 0)
 		rc = -1;
 	return rc;
 }
@@ -246,6 +267,7 @@ model_json_new(FILE *fp)
 		return NULL;
 	j->base.ops = &json_ops;
 	j->base.fp = fp;
+	j->flush = flush_lines(fp);
 	return &j->base;
 }
 
