@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cbor.h>
 
@@ -22,7 +24,26 @@ typedef struct cout {
 	unsigned char *buf;
 	size_t len, cap;
 	int nomem;
+	int flush;               /* flush every line (see flush_lines) */
 } cout;
+
+/*
+ * A line goes out as soon as its event is decoded when someone may be
+ * reading as it comes (a pipe to jq, a terminal, a socket).  Into a file
+ * or /dev/null that costs a write(2) per line for nothing.
+ */
+static int
+flush_lines(FILE *fp)
+{
+	struct stat st;
+	int fd = fileno(fp);
+
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return 1;
+	if (S_ISREG(st.st_mode))
+		return 0;
+	return !(S_ISCHR(st.st_mode) && !isatty(fd));
+}
 
 static unsigned char *
 room(cout *c, size_t n)
@@ -172,7 +193,7 @@ line_end(model_out *o)
 		rc = -1;
 	c->len = 0;
 	c->nomem = 0;
-	if (fflush(o->fp) != 0)
+	if (c->flush && fflush(o->fp) != 0)
 		rc = -1;
 	return rc;
 }
@@ -200,6 +221,7 @@ model_cbor_new(FILE *fp)
 		return NULL;
 	c->base.ops = &cbor_ops;
 	c->base.fp = fp;
+	c->flush = flush_lines(fp);
 	return &c->base;
 }
 
