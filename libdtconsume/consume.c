@@ -824,7 +824,9 @@ plan_pass(dtc_reader *r)
 		if (!r->began_consumed && r->st.have &&
 		    r->bufs[i].cpu == r->st.began_on)
 			begin = (int)i;
-		if (r->st.have && r->st.exiting &&
+		/* END ran (ended_on known: tracing was stopped, by exit()
+		 * or by the user): its CPU comes last */
+		if (r->st.have && (r->st.exiting || r->st.ended_on >= 0) &&
 		    r->bufs[i].cpu == r->st.ended_on)
 			end = (int)i;
 	}
