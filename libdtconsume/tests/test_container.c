@@ -1018,7 +1018,12 @@ run_fixture(const char *dir)
 	    err.offset == offset && strcmp(err.text, msg) == 0,
 	    "%s: got \"%d %lld %lld %s\", expected \"%d %lld %lld %s\"", dir,
 	    err.code, err.item, err.offset, err.text, code, item, offset, msg);
-	ck_assert_str_eq(err.source, path);
+	/* a long path keeps its tail after "..." (error.c) */
+	if (strlen(path) < sizeof(err.source))
+		ck_assert_str_eq(err.source, path);
+	else
+		ck_assert_str_eq(err.source + 3,
+		    path + strlen(path) - strlen(err.source + 3));
 	dtcp_container_close(c);
 }
 
