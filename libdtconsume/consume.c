@@ -1732,6 +1732,8 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			if (rc == DTC_EOF) {
 				r->nbufs = 0;
 				r->began_consumed = 1;
+				/* the pass is consumed: its buffers' pages can go */
+				dtcp_container_release(r->cont);
 				r->state = r->eof && !r->have_pending ?
 				    S_EXIT_AGGS : S_ITEMS;
 				continue;

@@ -63,6 +63,8 @@ struct dtcp_container {
 
 	void *map;           /* MODE_MMAP */
 	size_t maplen;
+	size_t last_off;     /* file offset of the last item returned */
+	size_t released;     /* bytes of the map given back (page multiple) */
 	int fd;              /* MODE_STREAM */
 	bool ownfd, eof;
 	uint8_t *buf;
@@ -658,6 +660,33 @@ dtcp_container_stable(const dtcp_container *c)
 	return c->mode != MODE_STREAM;
 }
 
+/*
+ * The caller keeps nothing of the items before the last one returned.
+ * A mapped file gives their pages back: otherwise every page read stays
+ * resident and a 1 GiB capture costs 1 GiB of RSS.  The pointers into
+ * them stay valid (a private, never written file mapping reads a page
+ * again from the file if it is touched again).
+ */
+void
+dtcp_container_release(dtcp_container *c)
+{
+#ifdef MADV_DONTNEED
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), upto;
+
+	if (c->mode != MODE_MMAP || page == 0 || (page & (page - 1)) != 0)
+		return;
+	upto = (size_t)(c->data + (c->last_off - c->base_off) -
+	    (const uint8_t *)c->map) & ~(page - 1);
+	if (upto <= c->released || upto > c->maplen)
+		return;
+	(void)madvise((uint8_t *)c->map + c->released, upto - c->released,
+	    MADV_DONTNEED);
+	c->released = upto;
+#else
+	(void)c;
+#endif
+}
+
 /* ------------------------------------------------------------------ */
 /* Items                                                               */
 /* ------------------------------------------------------------------ */
@@ -874,6 +903,7 @@ dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err)
 	}
 	item->index = index;
 	item->offset = off;
+	c->last_off = off;
 	item->size = c->pos - (off - c->base_off);
 	item->nodes = c->nodes;
 	item->nnodes = c->nnodes;

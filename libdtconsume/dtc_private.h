@@ -151,6 +151,9 @@ void dtcp_container_close(dtcp_container *c);
 const char *dtcp_container_source(const dtcp_container *c);
 /* 1 when item bytes stay valid until close (mmap or memory input). */
 int dtcp_container_stable(const dtcp_container *c);
+/* Nothing of the items before the last one returned is needed any more
+ * (their bytes stay readable): a mapped file gives back their pages. */
+void dtcp_container_release(dtcp_container *c);
 /*
  * Next item. DTC_OK with *item filled; DTC_EOF at a clean end; DTC_WARN
  * for an item skipped (not a map, no "t", ...: err says which, call again);
