@@ -4,10 +4,13 @@
  * The input is a .dtsnap file.  dtc_open_memory + dtc_next over every
  * event drives the whole library: the container reader, the metadata
  * tables, the walker, record decoding, printf grouping, the aggregation
- * merge, printa, the exit printings.  Every event then goes through the
- * text emitter (what dtconsume prints; with -DFUZZ_JSON the JSON emitter
- * of dt2json too) and every byte a decoded value points at is read, so
- * that a value pointing outside the input shows up under
+ * merge, printa, the exit printings, and then dtc_aggmerge (the capture
+ * merged with itself, as --merge-aggs does).  It is decoded twice, from memory
+ * and from a pipe (the streaming reader), and both must print the same
+ * bytes and the same messages.  Every event goes through the text
+ * emitter (what dtconsume prints) and the JSON emitter (dt2json; not
+ * with -DFUZZ_NO_JSON), and every byte a decoded value points at is
+ * read, so that a value pointing outside the input shows up under
  * AddressSanitizer even when no emitter happens to read it.
  *
  * Build with libFuzzer (make fuzz), or with fuzz_replay.c as a plain
@@ -15,10 +18,12 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "dtconsume.h"
 #include "emitter.h"
@@ -184,17 +189,23 @@ dispatch(const dtc_handler *h, const dtc_event *ev, void *st)
 	return 0;
 }
 
-#ifdef FUZZ_JSON
+#ifndef FUZZ_NO_JSON
 #define NEMIT 2
 #else
 #define NEMIT 1
 #endif
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/*
+ * Decode the capture once, from memory (mem) or from a pipe (the stream
+ * reader: its read buffer is compacted and grown while items are
+ * decoded).  What the text emitter prints, and every warning formatted as
+ * dtconsume prints it, go to out and errs.
+ */
+static void
+run(const uint8_t *data, size_t size, int mem, FILE *out, FILE *errs)
 {
 	static FILE *devnull;
-#ifdef FUZZ_JSON
+#ifndef FUZZ_NO_JSON
 	const dtc_emitter *em[NEMIT] = { &dtc_fmt_text, &dtc_fmt_json };
 #else
 	const dtc_emitter *em[NEMIT] = { &dtc_fmt_text };
@@ -202,25 +213,41 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	void *st[NEMIT];
 	int live[NEMIT];
 	dtc_emitter_opts eo;
+	dtc_aggmerge *m;
 	dtc_reader *r;
 	dtc_error err;
 	const dtc_event *ev;
 	dtc_buf b;
 	char msg[512];
-	int rc, i, nevents = 0;
+	int rc, i, nevents = 0, fds[2] = { -1, -1 };
 
 	if (devnull == NULL && (devnull = fopen("/dev/null", "w")) == NULL)
 		abort();
 	dtc_error_clear(&err);
-	r = dtc_open_memory(data, size, "fuzz.dtsnap", 0, &err);
+	if (mem) {
+		r = dtc_open_memory(data, size, "fuzz.dtsnap", 0, &err);
+	} else {
+		/* the whole input fits in the pipe: no writer thread needed */
+		if (pipe(fds) != 0 ||
+		    fcntl(fds[1], F_SETPIPE_SZ, (int)size + 1) < (int)size ||
+		    write(fds[1], data, size) != (ssize_t)size)
+			abort();
+		close(fds[1]);
+		r = dtc_open_fd(fds[0], "fuzz.dtsnap", 0, &err);
+	}
 	if (r == NULL) {
 		dtc_error_format(&err, msg, sizeof(msg));
-		return 0;
+		fprintf(errs, "%s\n", msg);
+		if (fds[0] >= 0)
+			close(fds[0]);
+		return;
 	}
 	memset(&eo, 0, sizeof(eo));
-	eo.out = devnull;
-	eo.err = devnull;
+	eo.out = out;
+	eo.err = errs;
 	for (i = 0; i < NEMIT; i++) {
+		if (i > 0)
+			eo.out = eo.err = devnull;
 		st[i] = em[i]->create(&eo);
 		live[i] = st[i] != NULL;
 	}
@@ -235,6 +262,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (err.code == DTC_E_NONE || err.text[0] == '\0')
 				abort();
 			dtc_error_format(&err, msg, sizeof(msg));
+			fprintf(errs, "%s\n", msg);
 			if (rc == DTC_FATAL)
 				break;
 			continue;
@@ -254,10 +282,63 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* EOF and FATAL stick */
 	if (dtc_next(r, &ev, &err) != rc || ev != NULL)
 		abort();
+	/* --merge-aggs of the capture with itself */
+	if ((m = dtc_aggmerge_new(NULL)) != NULL) {
+		for (i = 0; i < 2; i++) {
+			dtc_error_clear(&err);
+			if (dtc_aggmerge_add(m, r, &err) != DTC_OK &&
+			    err.code == DTC_E_NONE)
+				abort();
+		}
+		while (dtc_aggmerge_next(m, &ev) == DTC_OK) {
+			if (ev == NULL || ev->type != DTC_EV_AGG)
+				abort();
+			touch_event(ev, &b);
+			for (i = 0; i < NEMIT; i++)
+				if (live[i] && dispatch(&em[i]->handler, ev,
+				    st[i]) != 0)
+					live[i] = 0;
+		}
+		dtc_aggmerge_free(m);
+	}
 	for (i = 0; i < NEMIT; i++)
 		if (st[i] != NULL)
 			(void)em[i]->destroy(st[i]);
 	dtc_buf_free(&b);
 	dtc_close(r);
+	if (fds[0] >= 0)
+		close(fds[0]);
+}
+
+/*
+ * Memory and pipe input must decode the same: same output, same
+ * messages.  Inputs beyond what a pipe can hold are read from memory only.
+ */
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *o[2] = { NULL, NULL }, *e[2] = { NULL, NULL };
+	size_t ol[2] = { 0, 0 }, el[2] = { 0, 0 };
+	FILE *out, *errs;
+	int k, n = size <= (1 << 20) ? 2 : 1;
+
+	for (k = 0; k < n; k++) {
+		if ((out = open_memstream(&o[k], &ol[k])) == NULL ||
+		    (errs = open_memstream(&e[k], &el[k])) == NULL)
+			abort();
+		run(data, size, k == 0, out, errs);
+		fclose(out);
+		fclose(errs);
+	}
+	if (n == 2 && (ol[0] != ol[1] || memcmp(o[0], o[1], ol[0]) != 0 ||
+	    el[0] != el[1] || memcmp(e[0], e[1], el[0]) != 0)) {
+		fprintf(stderr, "memory and pipe input decode differently\n"
+		    "-- memory stderr:\n%s-- pipe stderr:\n%s", e[0], e[1]);
+		abort();
+	}
+	for (k = 0; k < 2; k++) {
+		free(o[k]);
+		free(e[k]);
+	}
 	return 0;
 }
