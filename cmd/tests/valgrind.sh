@@ -9,9 +9,12 @@ command -v valgrind >/dev/null 2>&1 || { echo "valgrind not found"; exit 77; }
 DTSNAP="$top_builddir/cmd/dtsnap"
 work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-vg.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
-# the real binaries, not libtool's wrapper scripts
+# the real binaries, not libtool's wrapper scripts (valgrind would check
+# the shell); they find the uninstalled library through LD_LIBRARY_PATH
+LD_LIBRARY_PATH="$top_builddir/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export LD_LIBRARY_PATH
 bin() { if [ -x "$top_builddir/cmd/.libs/$1" ]; then
-	echo "env LD_LIBRARY_PATH=$top_builddir/.libs $top_builddir/cmd/.libs/$1"
+	echo "$top_builddir/cmd/.libs/$1"
 	else echo "$top_builddir/cmd/$1"; fi; }
 DTCONSUME=$(bin dtconsume)
 DT2JSON=$(bin dt2json)
