@@ -107,8 +107,11 @@ static void
 key(model_out *o, const char *k)
 {
 	jout *j = (jout *)o;
+	size_t n = strnlen(k, sizeof(j->key) - 1);
 
-	snprintf(j->key, sizeof(j->key), "%s", k);
+	/* a copy, not snprintf: this runs for every value of every line */
+	memcpy(j->key, k, n);
+	j->key[n] = '\0';
 	j->have_key = 1;
 }
 
