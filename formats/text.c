@@ -65,6 +65,9 @@
 #define MSG_DMISMATCH "Data record list does not match statement"
 #define MSG_BADSTACKPC "Invalid stack program counter size"
 
+#define PLINE_SLOTS 64           /* a power of two */
+#define PLINE_MAX 112
+
 typedef struct text_state {
 	FILE *out, *err;
 	int testing;
@@ -79,6 +82,14 @@ typedef struct text_state {
 	int heading;             /* chew()'s static "heading printed" */
 	int endnl;               /* the end-of-run "\n" is out */
 	int cap_abort;           /* this capture was aborted */
+	/* "    ID       FUNCTION:NAME " of each probe, built once: the
+	 * same text starts every probe line of a probe (by probe id,
+	 * emptied when a capture begins) */
+	struct pline {
+		const dtc_probedesc *pd;
+		size_t len;
+		char s[PLINE_MAX];
+	} pl[PLINE_SLOTS];
 } text_state;
 
 /* What agghist/aggpack need to know about a whole printing (one variable):
@@ -1298,6 +1309,7 @@ begin(const dtc_event *ev, void *arg)
 	st->heading = 0;
 	st->endnl = 0;
 	st->cap_abort = 0;
+	memset(st->pl, 0, sizeof(st->pl));
 	return 0;
 }
 
@@ -1335,6 +1347,45 @@ flow_name(text_state *st, const dtc_event *ev, const char *prov,
 	oc(st, ' ');
 }
 
+/* The probe line after the CPU column: "%6d %32s " of id and func:name
+ * (only the second without the ID column in testing mode). */
+static void
+probe_name(text_state *st, const dtc_probedesc *pd, long long id,
+    const char *func, const char *name)
+{
+	struct pline *p = pd != NULL ?
+	    &st->pl[(unsigned long long)id & (PLINE_SLOTS - 1)] : NULL;
+	size_t lf, ln, start;
+
+	if (p != NULL && p->pd == pd) {
+		oput(st, p->s, p->len);
+		return;
+	}
+	lf = strlen(func);
+	ln = strlen(name);
+	/* room for the whole text, so that it is built without a flush */
+	if (p != NULL && lf + ln + 48 <= PLINE_MAX &&
+	    OBUF_SIZE - st->olen < PLINE_MAX)
+		oflush(st);
+	start = st->olen;
+	if (!st->testing) {
+		olld(st, id, 6);
+		oc(st, ' ');
+	}
+	if (lf + 1 + ln < 32)
+		ospaces(st, 32 - (lf + 1 + ln));
+	oput(st, func, lf);
+	oc(st, ':');
+	oput(st, name, ln);
+	oc(st, ' ');
+	if (p != NULL && lf + ln + 48 <= PLINE_MAX && st->olen > start &&
+	    st->olen - start <= PLINE_MAX) {
+		p->len = st->olen - start;
+		memcpy(p->s, st->ob + start, p->len);
+		p->pd = pd;
+	}
+}
+
 static int
 probe(const dtc_event *ev, void *arg)
 {
@@ -1342,7 +1393,6 @@ probe(const dtc_event *ev, void *arg)
 	const dtc_probedesc *pd = ev->probe;
 	const char *prov = "", *func = "", *name = "";
 	long long id = ev->ep != NULL ? (long long)ev->ep->probeid : 0;
-	size_t lf, ln;
 
 	if (st->cap_abort)
 		return DTC_EMIT_ABORT;
@@ -1378,17 +1428,8 @@ probe(const dtc_event *ev, void *arg)
 		if (!st->testing) {
 			olld(st, ev->cpu, 3);
 			oc(st, ' ');
-			olld(st, id, 6);
-			oc(st, ' ');
 		}
-		lf = strlen(func);
-		ln = strlen(name);
-		if (lf + 1 + ln < 32)
-			ospaces(st, 32 - (lf + 1 + ln));
-		oput(st, func, lf);
-		oc(st, ':');
-		oput(st, name, ln);
-		oc(st, ' ');
+		probe_name(st, pd, id, func, name);
 	}
 	return 0;
 }
