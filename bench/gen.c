@@ -382,7 +382,9 @@ run_passes(gen *g, fire_fn fire, uint32_t avgrec)
 
 	while (!last) {
 		uint64_t start = g->t0 + (uint64_t)pass * 1000000000ULL;
-		uint64_t left = g->target - g->written;
+		/* a full pass may overshoot the target: never wrap around */
+		uint64_t left = g->target > g->written ?
+		    g->target - g->written : 0;
 		uint64_t per = left / (uint64_t)g->ncpu;
 
 		pass++;
@@ -416,6 +418,10 @@ run_passes(gen *g, fire_fn fire, uint32_t avgrec)
 			    "buf");
 			g->written += b->off;
 		}
+		/* a runaway loop must not fill the disk */
+		if (g->written > g->target + (uint64_t)g->ncpu * g->bufsize)
+			die("internal error: wrote %" PRIu64 " bytes for a "
+			    "target of %" PRIu64, g->written, g->target);
 	}
 	g->npasses = pass;
 }

@@ -113,8 +113,11 @@ for scale in $SCALES; do
 	tag=$(echo "$scale" | tr / _)
 	for w in $WORKLOADS; do
 		f="$DIR/$w-$tag.dtsnap"
-		"$GEN" -w "$w" -s "$scale" -S "$SEED" -i "$f.info" -o "$f" ||
-		    exit 1
+		# no capture is near 2 GiB: cap the file size (the unit of
+		# ulimit -f is 512 or 1024 bytes) so that no bug fills the disk
+		( ulimit -f 4194304 &&
+		    "$GEN" -w "$w" -s "$scale" -S "$SEED" -i "$f.info" -o "$f" ) ||
+		    { rm -f "$f"; exit 1; }
 		firings=$(sed -n 's/^firings=//p' "$f.info")
 		values=$(sed -n 's/^values=//p' "$f.info")
 		bytes=$(stat -c %s "$f")
