@@ -279,8 +279,10 @@ buckets(const dtc_aggval *v)
 				json_object_set_new(o, "operator",
 				    json_string(">="));
 		}
-		json_object_set_new(o, "count", json_integer(v->normal > 1 ?
-		    b.count / (int64_t)v->normal : b.count));
+		json_object_set_new(o, "count", json_integer(v->normal <= 1 ?
+		    b.count : (int64_t)v->normal == -1 ?
+		    (int64_t)(0 - (uint64_t)b.count) :
+		    b.count / (int64_t)v->normal));
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -349,7 +349,11 @@ params(model_out *o, const dtc_aggvar *var)
 static int64_t
 norm(int64_t v, uint64_t normal)
 {
-	return normal > 1 ? v / (int64_t)normal : v;
+	if (normal <= 1)
+		return v;
+	if ((int64_t)normal == -1)   /* INT64_MIN / -1 overflows */
+		return (int64_t)(0 - (uint64_t)v);
+	return v / (int64_t)normal;
 }
 
 /* The displayed bucket range, as dtrace trims it. */
@@ -387,7 +391,7 @@ static void
 agg_value(model_out *o, const dtc_aggval *v)
 {
 	uint32_t n, i, lo, hi;
-	int64_t total = 0;
+	uint64_t total = 0;   /* wraps like the kernel's counts, no UB */
 	dtc_bucket b;
 
 	O(o, map_begin);
@@ -410,8 +414,8 @@ agg_value(model_out *o, const dtc_aggval *v)
 		n = dtc_aggval_nbuckets(v);
 		for (i = 0; i < n; i++)
 			if (dtc_aggval_bucket(v, i, &b) == 0)
-				total += b.count;
-		ki64(o, "value", norm(total, v->normal));
+				total += (uint64_t)b.count;
+		ki64(o, "value", norm((int64_t)total, v->normal));
 		O(o, key, "buckets");
 		O(o, arr_begin);
 		if (n > 0) {

@@ -37,6 +37,7 @@
  * for symbol texts.  Nothing is allocated per record.
  */
 #include <stdint.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -472,7 +473,8 @@ print_ustack(text_state *st, const dtc_reader *r, const dtc_value *v)
 	int indent, proc_known = 0;
 	const char *strbase = (const char *)v->strtab;
 	const char *str = v->strsize != 0 ? strbase : NULL;
-	const char *strend = strbase + v->strsize;
+	/* no string table: no pointer arithmetic on NULL either */
+	const char *strend = strbase != NULL ? strbase + v->strsize : NULL;
 	uint32_t i;
 	uint64_t pc;
 	dtc_symbol sym;
@@ -706,6 +708,20 @@ quantize_total(const packinfo *pk, int64_t datum, long double *total)
 		*total = val;
 }
 
+/*
+ * (long long) of a long double total, as x86 converts: a value outside
+ * the range gives LLONG_MIN ("integer indefinite"), which is what
+ * libdtrace's own cast prints there; done explicitly because the C cast
+ * is undefined for it.
+ */
+static long long
+ld_to_ll(long double x)
+{
+	if (!(x >= -9223372036854775808.0L && x < 9223372036854775808.0L))
+		return LLONG_MIN;
+	return (long long)x;
+}
+
 /* dt_ndigits, quirks included (10000 counts 4 digits) */
 static int
 ndigits(long long val)
@@ -782,7 +798,7 @@ quantize_packed(text_state *st, const dtc_reader *r, const dtc_aggval *v,
 	oput(st, ": ", 2);
 	olld(st, maxval, -ndigits(maxval));
 	oput(st, " | ", 3);
-	olld(st, (long long)count, 0);
+	olld(st, ld_to_ll(count), 0);
 	oc(st, '\n');
 	return 0;
 }
@@ -818,7 +834,7 @@ lquantize_packed(text_state *st, const dtc_reader *r, const dtc_aggval *v,
 	oput(st, ": ", 2);
 	ostrw(st, c, (size_t)n, -8);
 	oput(st, " | ", 3);
-	olld(st, (long long)count, 0);
+	olld(st, ld_to_ll(count), 0);
 	oc(st, '\n');
 	return 0;
 }
