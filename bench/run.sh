@@ -195,9 +195,10 @@ if [ "$nsc" -gt 1 ]; then
 	$2 == b { c2[k] = $5; r2[k] = $6; s2[k] = $7 }
 	END { for (i = 1; i <= n; i++) { k = o[i]; if (!(k in c2)) continue
 		split(k, p, " ")
-		printf "| %s | %s | %.2f | %.2f | %.1f | %.1f |\n", p[1], p[2],
-		    s2[k] / s1[k], c2[k] / (c1[k] > 0 ? c1[k] : 0.0001),
-		    r1[k] / 1024, r2[k] / 1024 } }' "$RES"
+		# CPU times of 10 ms and less (cat) have no useful ratio
+		ratio = c1[k] >= 0.05 ? sprintf("%.2f", c2[k] / c1[k]) : "-"
+		printf "| %s | %s | %.2f | %s | %.1f | %.1f |\n", p[1], p[2],
+		    s2[k] / s1[k], ratio, r1[k] / 1024, r2[k] / 1024 } }' "$RES"
 	echo
 fi
 echo "- load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
