@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "emitter.h"
+#include "model.h"
 
 typedef struct fb {
 	FILE *out, *err;
@@ -75,18 +76,10 @@ hexstr(const uint8_t *p, size_t n)
 static json_t *
 bytes_value(const uint8_t *p, size_t n)
 {
-	size_t i, len;
+	int is;
+	size_t len = model_as_string(p, n, &is);
 
-	for (i = 0; i < n && p[i] != '\0'; i++)
-		if (p[i] < 0x20 ? !(p[i] >= '\a' && p[i] <= '\r') : p[i] > 0x7e)
-			return hexstr(p, n);
-	len = i;
-	if (len == 0 && n > 0)
-		return hexstr(p, n);
-	for (; i < n; i++)
-		if (p[i] != '\0')
-			return hexstr(p, n);
-	return json_stringn((const char *)p, len);
+	return is ? json_stringn((const char *)p, len) : hexstr(p, n);
 }
 
 /* integers print signed whatever their type (FreeBSD's %d / %lld) */
@@ -245,25 +238,12 @@ static json_t *
 buckets(const dtc_aggval *v)
 {
 	json_t *a = json_array();
-	uint32_t n = dtc_aggval_nbuckets(v), i, first = n, last = 0, lo, hi;
+	uint32_t n = dtc_aggval_nbuckets(v), i, lo, hi;
 	dtc_bucket b;
 
-	for (i = 0; i < n; i++)
-		if (dtc_aggval_bucket(v, i, &b) == 0 && b.count != 0) {
-			if (first == n)
-				first = i;
-			last = i;
-		}
 	if (n == 0)
 		return a;
-	if (first == n) {
-		lo = v->func == DTC_AGG_QUANTIZE ? 62 : 0;
-		hi = v->func == DTC_AGG_QUANTIZE ? 64 :
-		    v->func == DTC_AGG_LLQUANTIZE ? 1 : 2;
-	} else {
-		lo = first > 0 ? first - 1 : 0;
-		hi = last + 1 < n ? last + 1 : n - 1;
-	}
+	model_bucket_range(v, n, &lo, &hi);
 	for (i = lo; i <= hi && i < n; i++) {
 		json_t *o;
 

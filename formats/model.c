@@ -103,8 +103,8 @@ func_name(uint16_t f)
 
 /* A record libdtrace would print as a string: printable text ended by a
  * NUL with only NULs after it (or printable text filling the record). */
-static size_t
-as_string(const uint8_t *p, size_t n, int *is)
+size_t
+model_as_string(const uint8_t *p, size_t n, int *is)
 {
 	size_t i, len;
 
@@ -137,7 +137,7 @@ static void
 bytes_payload(model_out *o, const uint8_t *p, size_t n)
 {
 	int is;
-	size_t len = as_string(p, n, &is);
+	size_t len = model_as_string(p, n, &is);
 
 	if (is) {
 		O(o, key, "string");
@@ -305,7 +305,7 @@ key_value(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 			O(o, i64, v->i);
 		return;
 	case DTC_V_BYTES:
-		len = as_string(v->data, v->size, &is);
+		len = model_as_string(v->data, v->size, &is);
 		if (is) {
 			O(o, str, (const char *)v->data, len);
 			return;
@@ -357,8 +357,9 @@ norm(int64_t v, uint64_t normal)
 }
 
 /* The displayed bucket range, as dtrace trims it. */
-static void
-bucket_range(const dtc_aggval *v, uint32_t n, uint32_t *lo, uint32_t *hi)
+void
+model_bucket_range(const dtc_aggval *v, uint32_t n, uint32_t *lo,
+    uint32_t *hi)
 {
 	uint32_t i, first = n, last = 0;
 	dtc_bucket b;
@@ -419,7 +420,7 @@ agg_value(model_out *o, const dtc_aggval *v)
 		O(o, key, "buckets");
 		O(o, arr_begin);
 		if (n > 0) {
-			bucket_range(v, n, &lo, &hi);
+			model_bucket_range(v, n, &lo, &hi);
 			for (i = lo; i <= hi; i++) {
 				if (dtc_aggval_bucket(v, i, &b) != 0)
 					continue;

@@ -52,6 +52,12 @@ struct model_out {
 model_out *model_json_new(FILE *fp);
 model_out *model_cbor_new(FILE *fp);
 
+/* Shared by the structured outputs: the length of a record dtrace would
+ * print as a string (*is = 1), and the bucket range dtrace displays. */
+size_t model_as_string(const uint8_t *p, size_t n, int *is);
+void model_bucket_range(const dtc_aggval *v, uint32_t n, uint32_t *lo,
+    uint32_t *hi);
+
 /* The emitter over a pair of builders (probe lines, other lines). */
 void *model_create(const dtc_emitter_opts *o, model_out *probe_line,
     model_out *other_line);
