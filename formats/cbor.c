@@ -46,22 +46,28 @@ flush_lines(FILE *fp)
 }
 
 static unsigned char *
+grow(cout *c, size_t n)
+{
+	size_t cap = c->cap ? c->cap : 4096;
+	unsigned char *p;
+
+	while (cap - c->len < n)
+		cap *= 2;
+	if ((p = realloc(c->buf, cap)) == NULL) {
+		c->nomem = 1;
+		return NULL;
+	}
+	c->buf = p;
+	c->cap = cap;
+	return c->buf + c->len;
+}
+
+static inline unsigned char *
 room(cout *c, size_t n)
 {
-	if (c->cap - c->len < n) {
-		size_t cap = c->cap ? c->cap : 4096;
-		unsigned char *p;
-
-		while (cap - c->len < n)
-			cap *= 2;
-		if ((p = realloc(c->buf, cap)) == NULL) {
-			c->nomem = 1;
-			return NULL;
-		}
-		c->buf = p;
-		c->cap = cap;
-	}
-	return c->buf + c->len;
+	if (c->cap - c->len >= n)
+		return c->buf + c->len;
+	return grow(c, n);
 }
 
 /* Encode a head (at most 9 bytes) with one of libcbor's encoders. */
@@ -105,7 +111,7 @@ text(cout *c, const char *s, size_t n)
 	}
 }
 
-static void key(model_out *o, const char *k) { text((cout *)o, k, strlen(k)); }
+static void key(model_out *o, const char *k, size_t n) { text((cout *)o, k, n); }
 static void str(model_out *o, const char *s, size_t n) { text((cout *)o, s, n); }
 
 static void
@@ -181,6 +187,27 @@ boolean(model_out *o, int v)
 	ENC(c, cbor_encode_bool(v != 0, AT(c)));
 }
 
+static const void *
+so_far(model_out *o, size_t *n)
+{
+	cout *c = (cout *)o;
+
+	*n = c->len;
+	return c->nomem ? NULL : c->buf;
+}
+
+static void
+raw(model_out *o, const void *p, size_t n)
+{
+	cout *c = (cout *)o;
+	unsigned char *q;
+
+	if ((q = room(c, n)) != NULL) {
+		memcpy(q, p, n);
+		c->len += n;
+	}
+}
+
 static int
 line_end(model_out *o)
 {
@@ -209,7 +236,7 @@ cfree(model_out *o)
 
 static const model_ops cbor_ops = {
 	map_begin, end, arr_begin, end, key, i64, u64, u64, u128, str,
-	bytes, dbl, null, boolean, line_end, cfree,
+	bytes, dbl, null, boolean, so_far, raw, line_end, cfree,
 };
 
 model_out *

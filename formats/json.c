@@ -1,11 +1,23 @@
 /*
- * json.c - JSON Lines through jansson: one compact object per line,
- * written and flushed as soon as its event is decoded.
+ * json.c - JSON Lines: one compact object per line, written as soon as
+ * its event is decoded.
  *
  * Encoding rules of the data model in JSON: integers within +-(2^53-1)
  * are numbers, larger ones decimal strings (so that every JSON reader
  * keeps them exact); addresses are "0x..." strings; byte data is lower
  * case hex; 128-bit integers are decimal strings.
+ *
+ * Why this writes the text itself rather than building jansson trees:
+ * jansson has no streaming encoder, and a tree per line (an allocation
+ * per value, a hash table per object, a loop-check table while dumping)
+ * cost 9 us a line, thirty times what the decoding costs.  The builder
+ * calls of model.c arrive in document order, so punctuation, keys (all
+ * of them plain ASCII literals of model.c) and integers are written
+ * straight into the line.  Every string that needs more than quoting
+ * (escapes, non-ASCII, bytes that are not UTF-8) and every real number
+ * is encoded by jansson, so its escaping and number rules stay the ones
+ * JSON readers see; the output is byte for byte what json_dumpb() of the
+ * equivalent tree gives.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,15 +35,17 @@
 
 typedef struct jout {
 	model_out base;
-	json_t *stack[MAXDEPTH];
-	int depth;
-	json_t *root;
-	char key[128];
-	int have_key;
-	char *hex;
-	size_t hexcap;
 	char *line;              /* the line's text, then one fwrite */
-	size_t linecap;
+	size_t len, cap;
+	int nomem;               /* the line is lost: out of memory */
+	int depth;               /* open containers */
+	int deep;                /* containers opened past MAXDEPTH: dropped */
+	unsigned char isobj[MAXDEPTH];
+	unsigned char nonempty[MAXDEPTH];
+	const char *key;         /* the pending key (a literal of model.c) */
+	size_t keylen;
+	char *tmp;               /* hex and Latin-1 scratch */
+	size_t tmpcap;
 	int flush;               /* flush every line (see flush_lines) */
 } jout;
 
@@ -53,40 +67,104 @@ flush_lines(FILE *fp)
 	return !(S_ISCHR(st.st_mode) && !isatty(fd));
 }
 
-static void
-put(jout *j, json_t *v)
+/* Grow the line for n more bytes; NULL (and the line is lost) if not. */
+static char *
+grow(jout *j, size_t n)
 {
-	json_t *top;
+	size_t cap = j->cap ? j->cap : 4096;
+	char *p;
 
-	if (v == NULL)
-		return;
-	if (j->depth == 0) {
-		if (j->root != NULL)
-			json_decref(j->root);
-		j->root = v;
-		return;
+	while (cap - j->len < n) {
+		if (cap > SIZE_MAX / 2)
+			goto nomem;
+		cap *= 2;
 	}
-	top = j->stack[j->depth - 1];
-	if (json_is_object(top))
-		json_object_set_new(top, j->have_key ? j->key : "", v);
-	else
-		json_array_append_new(top, v);
-	j->have_key = 0;
+	if ((p = realloc(j->line, cap)) == NULL)
+		goto nomem;
+	j->line = p;
+	j->cap = cap;
+	return j->line + j->len;
+nomem:
+	j->nomem = 1;
+	return NULL;
+}
+
+/* n more bytes of line, or NULL */
+static inline char *
+room(jout *j, size_t n)
+{
+	if (j->cap - j->len >= n)
+		return j->line + j->len;
+	return grow(j, n);
+}
+
+static inline void
+append(jout *j, const char *s, size_t n)
+{
+	char *p = room(j, n);
+
+	if (p != NULL) {
+		memcpy(p, s, n);
+		j->len += n;
+	}
+}
+
+/*
+ * Start a value: the comma and the key it needs where it goes.  Returns 0
+ * when the value must not be written (inside a dropped container).
+ * A value at the top level starts a new line, as a new root replaced the
+ * old one in a tree.
+ */
+static inline int
+begin_value(jout *j)
+{
+	const char *k = j->key;
+	int d = j->depth;
+
+	j->key = NULL;
+	if (j->deep > 0)
+		return 0;
+	if (d == 0) {
+		j->len = 0;
+		j->nomem = 0;
+		return 1;
+	}
+	if (j->nonempty[d - 1])
+		append(j, ",", 1);
+	j->nonempty[d - 1] = 1;
+	if (j->isobj[d - 1]) {
+		size_t n = k != NULL ? j->keylen : 0;
+		char *p = room(j, n + 3);
+
+		if (p != NULL) {
+			p[0] = '"';
+			memcpy(p + 1, k, n);
+			p[n + 1] = '"';
+			p[n + 2] = ':';
+			j->len += n + 3;
+		}
+	}
+	return 1;
 }
 
 static void
-open_c(model_out *o, json_t *c)
+open_c(jout *j, int obj)
 {
-	jout *j = (jout *)o;
-
-	if (c == NULL)
+	if (!begin_value(j)) {
+		j->deep++;
 		return;
-	json_incref(c);
-	put(j, c);
-	if (j->depth < MAXDEPTH)
-		j->stack[j->depth++] = c;
-	else
-		json_decref(c);
+	}
+	if (j->depth == MAXDEPTH) {
+		/* a tree would have kept the container and dropped its
+		 * contents; nothing in the data model nests this deep */
+		append(j, obj ? "{}" : "[]", 2);
+		j->deep++;
+		return;
+	}
+	append(j, obj ? "{" : "[", 1);
+	j->isobj[j->depth] = (unsigned char)obj;
+	j->nonempty[j->depth] = 0;
+	j->depth++;
 }
 
 static void
@@ -94,108 +172,238 @@ close_c(model_out *o)
 {
 	jout *j = (jout *)o;
 
+	if (j->deep > 0) {
+		j->deep--;
+		return;
+	}
 	if (j->depth > 0) {
-		json_decref(j->stack[j->depth - 1]);
 		j->depth--;
+		append(j, j->isobj[j->depth] ? "}" : "]", 1);
 	}
 }
 
-static void map_begin(model_out *o) { open_c(o, json_object()); }
-static void arr_begin(model_out *o) { open_c(o, json_array()); }
-
+static void map_begin(model_out *o) { open_c((jout *)o, 1); }
+static void arr_begin(model_out *o) { open_c((jout *)o, 0); }
 static void
-key(model_out *o, const char *k)
+key(model_out *o, const char *k, size_t n)
 {
 	jout *j = (jout *)o;
-	size_t n = strnlen(k, sizeof(j->key) - 1);
 
-	/* a copy, not snprintf: this runs for every value of every line */
-	memcpy(j->key, k, n);
-	j->key[n] = '\0';
-	j->have_key = 1;
+	j->key = k;
+	j->keylen = n;
+}
+
+/* decimal digits of v, right-aligned ending at end; returns the start
+ * (two digits a step: timestamps have 15 to 19 of them) */
+static char *
+utoa(char *end, uint64_t v)
+{
+	static const char d2[] =
+	    "00010203040506070809101112131415161718192021222324252627282930"
+	    "31323334353637383940414243444546474849505152535455565758596061"
+	    "62636465666768697071727374757677787980818283848586878889909192"
+	    "93949596979899";
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		end -= 2;
+		end[0] = d2[2 * r];
+		end[1] = d2[2 * r + 1];
+	}
+	if (v >= 10) {
+		end -= 2;
+		end[0] = d2[2 * v];
+		end[1] = d2[2 * v + 1];
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
+static void
+number(jout *j, int neg, uint64_t mag, int quoted)
+{
+	char s[24], *p = s + sizeof(s);
+
+	if (quoted)
+		*--p = '"';
+	p = utoa(p, mag);
+	if (neg)
+		*--p = '-';
+	if (quoted)
+		*--p = '"';
+	if (begin_value(j))
+		append(j, p, (size_t)(s + sizeof(s) - p));
 }
 
 static void
 i64(model_out *o, int64_t v)
 {
-	char s[32];
+	uint64_t mag = v < 0 ? -(uint64_t)v : (uint64_t)v;
 
-	if (v >= -SAFE_INT && v <= SAFE_INT) {
-		put((jout *)o, json_integer(v));
-		return;
-	}
-	snprintf(s, sizeof(s), "%" PRId64, v);
-	put((jout *)o, json_string(s));
+	number((jout *)o, v < 0, mag, v < -SAFE_INT || v > SAFE_INT);
 }
 
 static void
 u64(model_out *o, uint64_t v)
 {
-	char s[32];
-
-	if (v <= (uint64_t)SAFE_INT) {
-		put((jout *)o, json_integer((json_int_t)v));
-		return;
-	}
-	snprintf(s, sizeof(s), "%" PRIu64, v);
-	put((jout *)o, json_string(s));
+	number((jout *)o, 0, v, v > (uint64_t)SAFE_INT);
 }
 
 static void
 addr(model_out *o, uint64_t v)
 {
-	char s[24];
+	static const char hexd[] = "0123456789abcdef";
+	char s[24], *p = s + sizeof(s);
+	jout *j = (jout *)o;
 
-	snprintf(s, sizeof(s), "0x%" PRIx64, v);
-	put((jout *)o, json_string(s));
+	*--p = '"';
+	do {
+		*--p = hexd[v & 15];
+		v >>= 4;
+	} while (v != 0);
+	*--p = 'x';
+	*--p = '0';
+	*--p = '"';
+	if (begin_value(j))
+		append(j, p, (size_t)(s + sizeof(s) - p));
 }
 
 static void
 u128(model_out *o, uint64_t hi, uint64_t lo)
 {
 	unsigned __int128 v = (unsigned __int128)hi << 64 | lo;
-	char s[48], *p = s + sizeof(s) - 1;
+	char s[48], *p = s + sizeof(s);
+	jout *j = (jout *)o;
 
 	if (hi == 0) {
 		u64(o, lo);
 		return;
 	}
-	*p = '\0';
+	*--p = '"';
 	do {
 		*--p = (char)('0' + (int)(v % 10));
 		v /= 10;
 	} while (v != 0);
-	put((jout *)o, json_string(p));
+	*--p = '"';
+	if (begin_value(j))
+		append(j, p, (size_t)(s + sizeof(s) - p));
 }
+
+/* Write jansson's encoding of v (consumed) as the next value. */
+static void
+put_json(jout *j, json_t *v)
+{
+	size_t n, cap;
+	char *p;
+
+	if (v == NULL) {
+		/* json_real of a NaN: a tree would have had no member */
+		j->key = NULL;
+		return;
+	}
+	if (begin_value(j)) {
+		cap = 64;
+		for (;;) {
+			if ((p = room(j, cap)) == NULL)
+				break;
+			n = json_dumpb(v, p, cap, JSON_ENCODE_ANY | JSON_COMPACT);
+			if (n == 0) {
+				j->nomem = 1;
+				break;
+			}
+			if (n <= cap) {
+				j->len += n;
+				break;
+			}
+			cap = n;
+		}
+	}
+	json_decref(v);
+}
+
+static int
+grow_tmp(jout *j, size_t n)
+{
+	char *t;
+
+	if (j->tmpcap >= n)
+		return 0;
+	if ((t = realloc(j->tmp, n)) == NULL) {
+		j->nomem = 1;
+		return -1;
+	}
+	j->tmp = t;
+	j->tmpcap = n;
+	return 0;
+}
+
+/* bytes a JSON string holds as they are: printable ASCII but '"', '\\' */
+static const unsigned char plain[256] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
 
 static void
 str(model_out *o, const char *s, size_t len)
 {
+	jout *j = (jout *)o;
+	json_t *v;
+	size_t i;
+	char *p;
+
+	/* most strings (names, messages) only need their quotes */
+	for (i = 0; i < len && plain[(unsigned char)s[i]]; i++)
+		continue;
+	if (i == len) {
+		if (begin_value(j) && (p = room(j, len + 2)) != NULL) {
+			p[0] = '"';
+			memcpy(p + 1, s, len);
+			p[len + 1] = '"';
+			j->len += len + 2;
+		}
+		return;
+	}
 	/* json_stringn checks UTF-8 and gives NULL when the bytes are not
 	 * (capture bytes are arbitrary): keep them readable as Latin-1
 	 * rather than lose them */
-	json_t *v = json_stringn(s, len);
+	if ((v = json_stringn(s, len)) == NULL) {
+		size_t n = 0;
 
-	if (v == NULL) {
-		char *u = malloc(len * 2 + 1);
-		size_t i, n = 0;
-
-		if (u == NULL)
+		if (len > (SIZE_MAX - 1) / 2 || grow_tmp(j, len * 2 + 1) != 0)
 			return;
 		for (i = 0; i < len; i++) {
 			unsigned char c = (unsigned char)s[i];
 
 			if (c < 0x80) {
-				u[n++] = (char)c;
+				j->tmp[n++] = (char)c;
 			} else {
-				u[n++] = (char)(0xc0 | c >> 6);
-				u[n++] = (char)(0x80 | (c & 0x3f));
+				j->tmp[n++] = (char)(0xc0 | c >> 6);
+				j->tmp[n++] = (char)(0x80 | (c & 0x3f));
 			}
 		}
-		v = json_stringn(u, n);
-		free(u);
+		if ((v = json_stringn(j->tmp, n)) == NULL) {
+			j->nomem = 1;
+			return;
+		}
 	}
-	put((jout *)o, v);
+	put_json(j, v);
 }
 
 static void
@@ -204,26 +412,60 @@ bytes(model_out *o, const void *p, size_t len)
 	static const char hexd[] = "0123456789abcdef";
 	jout *j = (jout *)o;
 	const uint8_t *b = p;
+	char *h;
 	size_t i;
 
-	if (j->hexcap < len * 2 + 1) {
-		char *h = realloc(j->hex, len * 2 + 1);
-
-		if (h == NULL)
-			return;
-		j->hex = h;
-		j->hexcap = len * 2 + 1;
-	}
+	if (!begin_value(j))
+		return;
+	if (len > (SIZE_MAX - 2) / 2 || (h = room(j, len * 2 + 2)) == NULL)
+		return;
+	*h++ = '"';
 	for (i = 0; i < len; i++) {
-		j->hex[2 * i] = hexd[b[i] >> 4];
-		j->hex[2 * i + 1] = hexd[b[i] & 15];
+		*h++ = hexd[b[i] >> 4];
+		*h++ = hexd[b[i] & 15];
 	}
-	put(j, json_stringn(j->hex, len * 2));
+	*h = '"';
+	j->len += len * 2 + 2;
 }
 
-static void dbl(model_out *o, double v) { put((jout *)o, json_real(v)); }
-static void null(model_out *o) { put((jout *)o, json_null()); }
-static void boolean(model_out *o, int v) { put((jout *)o, json_boolean(v)); }
+static void dbl(model_out *o, double v) { put_json((jout *)o, json_real(v)); }
+
+static void
+null(model_out *o)
+{
+	jout *j = (jout *)o;
+
+	if (begin_value(j))
+		append(j, "null", 4);
+}
+
+static void
+boolean(model_out *o, int v)
+{
+	jout *j = (jout *)o;
+
+	if (begin_value(j))
+		append(j, v ? "true" : "false", v ? 4 : 5);
+}
+
+static const void *
+so_far(model_out *o, size_t *n)
+{
+	jout *j = (jout *)o;
+
+	*n = j->len;
+	return j->nomem || j->deep > 0 ? NULL : j->line;
+}
+
+/* bytes of a map's members, after its first one (they begin with ',') */
+static void
+raw(model_out *o, const void *p, size_t n)
+{
+	jout *j = (jout *)o;
+
+	if (j->deep == 0)
+		append(j, p, n);
+}
 
 static int
 line_end(model_out *o)
@@ -231,38 +473,18 @@ line_end(model_out *o)
 	jout *j = (jout *)o;
 	int rc = 0;
 
-	while (j->depth > 0)
+	while (j->deep > 0 || j->depth > 0)
 		close_c(o);
-	if (j->root != NULL) {
-		/*
-		 * Into memory, then one fwrite: json_dumpf calls fwrite for
-		 * every token, a quarter of the JSON output's time.
-		 */
-		size_t n = json_dumpb(j->root, j->line, j->linecap,
-		    JSON_COMPACT);
-
-		if (n + 1 > j->linecap) {
-			char *l = realloc(j->line, n + 1);
-
-			if (l == NULL) {
-				n = 0;
-			} else {
-				j->line = l;
-				j->linecap = n + 1;
-				n = json_dumpb(j->root, j->line, j->linecap,
-				    JSON_COMPACT);
-			}
-		}
-		if (n == 0 || n + 1 > j->linecap) {
+	if (j->nomem) {
+		rc = -1;
+	} else if (j->len > 0) {
+		append(j, "\n", 1);
+		if (j->nomem || fwrite(j->line, 1, j->len, o->fp) != j->len)
 			rc = -1;
-		} else {
-			j->line[n] = '\n';
-			if (fwrite(j->line, 1, n + 1, o->fp) != n + 1)
-				rc = -1;
-		}
-		json_decref(j->root);
-		j->root = NULL;
 	}
+	j->len = 0;
+	j->nomem = 0;
+	j->key = NULL;
 	/* a line is written as soon as its event is decoded (jq -c | ...) */
 	if (j->flush && fflush(o->fp) != 0)
 		rc = -1;
@@ -274,18 +496,14 @@ jfree(model_out *o)
 {
 	jout *j = (jout *)o;
 
-	while (j->depth > 0)
-		close_c(o);
-	if (j->root != NULL)
-		json_decref(j->root);
-	free(j->hex);
+	free(j->tmp);
 	free(j->line);
 	free(j);
 }
 
 static const model_ops json_ops = {
 	map_begin, close_c, arr_begin, close_c, key, i64, u64, addr, u128,
-	str, bytes, dbl, null, boolean, line_end, jfree,
+	str, bytes, dbl, null, boolean, so_far, raw, line_end, jfree,
 };
 
 model_out *

@@ -15,6 +15,21 @@
 
 #include "model.h"
 
+/*
+ * A probe line's identity members (epid, id, provider, module, function,
+ * name, probe: 7 of its 13) are the same on every line of an enabled
+ * probe; they are encoded once and their bytes reused, which halves the
+ * work of a probe line.  Slots are by EPID; a BEGIN (a new reader, whose
+ * descriptions may sit where the last one's did) empties them.
+ */
+#define NIDS 256
+typedef struct idbytes {
+	const dtc_eprobedesc *ep;       /* NULL: empty */
+	const dtc_probedesc *probe;
+	void *bytes;
+	size_t len, cap;
+} idbytes;
+
 typedef struct model {
 	model_out *po;          /* the probe line being built */
 	model_out *oo;          /* every other line */
@@ -23,14 +38,20 @@ typedef struct model {
 	uint64_t probe_seq;
 	dtc_buf buf;            /* rendering scratch */
 	int err;
+	idbytes ids[NIDS];
 } model;
 
 #define O(o, op, ...) ((o)->ops->op((o), ##__VA_ARGS__))
+/* keys are literals: their length is known at compile time */
+#define KEY(o, k) O(o, key, "" k "", sizeof(k) - 1)
+#define kstr(o, k, s) kstr_((o), "" k "", sizeof(k) - 1, (s))
+#define ki64(o, k, v) ki64_((o), "" k "", sizeof(k) - 1, (v))
+#define ku64(o, k, v) ku64_((o), "" k "", sizeof(k) - 1, (v))
 
 static void
-kstr(model_out *o, const char *k, const char *s)
+kstr_(model_out *o, const char *k, size_t kn, const char *s)
 {
-	O(o, key, k);
+	O(o, key, k, kn);
 	if (s == NULL)
 		O(o, null);
 	else
@@ -38,16 +59,16 @@ kstr(model_out *o, const char *k, const char *s)
 }
 
 static void
-ki64(model_out *o, const char *k, int64_t v)
+ki64_(model_out *o, const char *k, size_t kn, int64_t v)
 {
-	O(o, key, k);
+	O(o, key, k, kn);
 	O(o, i64, v);
 }
 
 static void
-ku64(model_out *o, const char *k, uint64_t v)
+ku64_(model_out *o, const char *k, size_t kn, uint64_t v)
 {
-	O(o, key, k);
+	O(o, key, k, kn);
 	O(o, u64, v);
 }
 
@@ -125,7 +146,7 @@ model_as_string(const uint8_t *p, size_t n, int *is)
 static void
 int_payload(model_out *o, const dtc_value *v)
 {
-	O(o, key, "value");
+	KEY(o, "value");
 	/* as dtrace prints them: 1- and 2-byte records unsigned */
 	if (v->size <= 2)
 		O(o, u64, v->u);
@@ -140,10 +161,10 @@ bytes_payload(model_out *o, const uint8_t *p, size_t n)
 	size_t len = model_as_string(p, n, &is);
 
 	if (is) {
-		O(o, key, "string");
+		KEY(o, "string");
 		O(o, str, (const char *)p, len);
 	} else {
-		O(o, key, "bytes");
+		KEY(o, "bytes");
 		O(o, bytes, p, n);
 	}
 }
@@ -157,11 +178,11 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 	    dtc_ksym_lookup(r, pc, &s);
 
 	O(o, map_begin);
-	O(o, key, "pc");
+	KEY(o, "pc");
 	O(o, addr, pc);
 	kstr(o, "module", found ? s.module : NULL);
 	kstr(o, "name", found ? s.name : NULL);
-	O(o, key, "offset");
+	KEY(o, "offset");
 	if (found && s.name != NULL)
 		O(o, u64, pc - s.start);
 	else
@@ -171,11 +192,11 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 		dtc_uaddr_text(r, pid, pc, 0, &m->buf);
 	else
 		dtc_frame_text(r, pc, &m->buf);
-	O(o, key, "symbol");
+	KEY(o, "symbol");
 	O(o, str, m->buf.s, m->buf.len);
 	if (helper != NULL) {
 		/* the ustack helper's (jstack's) text for this frame */
-		O(o, key, "string");
+		KEY(o, "string");
 		O(o, str, helper, hlen);
 	}
 	O(o, map_end);
@@ -209,7 +230,7 @@ frame_array(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 static void
 frames(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 {
-	O(o, key, "frames");
+	KEY(o, "frames");
 	frame_array(m, o, r, v);
 }
 
@@ -223,18 +244,18 @@ symbol_payload(model *m, model_out *o, const dtc_reader *r,
 	int found;
 
 	if (user) {
-		O(o, key, "pid");
+		KEY(o, "pid");
 		O(o, u64, v->pid);
 		found = dtc_usym_lookup(r, v->pid, v->addr, &s);
 	} else {
 		found = dtc_ksym_lookup(r, v->addr, &s);
 	}
-	O(o, key, "addr");
+	KEY(o, "addr");
 	O(o, addr, v->addr);
 	kstr(o, "module", found ? s.module : NULL);
 	if (v->kind != DTC_V_MOD && v->kind != DTC_V_UMOD) {
 		kstr(o, "name", found ? s.name : NULL);
-		O(o, key, "offset");
+		KEY(o, "offset");
 		if (found && s.name != NULL)
 			O(o, u64, v->addr - s.start);
 		else
@@ -248,7 +269,7 @@ symbol_payload(model *m, model_out *o, const dtc_reader *r,
 	case DTC_V_UMOD: dtc_umod_text(r, v->pid, v->addr, &m->buf); break;
 	default: dtc_uaddr_text(r, v->pid, v->addr, 0, &m->buf); break;
 	}
-	O(o, key, "symbol");
+	KEY(o, "symbol");
 	O(o, str, m->buf.s, m->buf.len);
 }
 
@@ -266,14 +287,14 @@ payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 		break;
 	case DTC_V_MEMORY:
 	case DTC_V_PRINTM:
-		O(o, key, "bytes");
+		KEY(o, "bytes");
 		O(o, bytes, v->data, v->size);
 		break;
 	case DTC_V_STACK:
 		frames(m, o, r, v);
 		break;
 	case DTC_V_USTACK:
-		O(o, key, "pid");
+		KEY(o, "pid");
 		O(o, u64, v->pid);
 		frames(m, o, r, v);
 		break;
@@ -282,7 +303,7 @@ payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 		symbol_payload(m, o, r, v);
 		break;
 	case DTC_V_EXIT:
-		O(o, key, "status");
+		KEY(o, "status");
 		O(o, i64, v->i);
 		break;
 	default:
@@ -406,7 +427,7 @@ agg_value(model_out *o, const dtc_aggval *v)
 		ku64(o, "value", dtc_aggval_stddev(v));
 		ku64(o, "count", dtc_aggval_word(v, 0));
 		ki64(o, "sum", (int64_t)dtc_aggval_word(v, 1));
-		O(o, key, "sum_sq");
+		KEY(o, "sum_sq");
 		O(o, u128, dtc_aggval_word(v, 3), dtc_aggval_word(v, 2));
 		break;
 	case DTC_AGG_QUANTIZE:
@@ -417,7 +438,7 @@ agg_value(model_out *o, const dtc_aggval *v)
 			if (dtc_aggval_bucket(v, i, &b) == 0)
 				total += (uint64_t)b.count;
 		ki64(o, "value", norm((int64_t)total, v->normal));
-		O(o, key, "buckets");
+		KEY(o, "buckets");
 		O(o, arr_begin);
 		if (n > 0) {
 			model_bucket_range(v, n, &lo, &hi);
@@ -425,12 +446,12 @@ agg_value(model_out *o, const dtc_aggval *v)
 				if (dtc_aggval_bucket(v, i, &b) != 0)
 					continue;
 				O(o, map_begin);
-				O(o, key, "min");
+				KEY(o, "min");
 				if (b.has_min)
 					O(o, i64, b.min);
 				else
 					O(o, null);
-				O(o, key, "max");
+				KEY(o, "max");
 				if (b.has_max)
 					O(o, i64, b.max);
 				else
@@ -465,37 +486,37 @@ agg_line(model *m, const dtc_event *ev, const dtc_aggprint *ap,
 	ku64(o, "seq", ++m->seq);
 	kstr(o, "trigger", trigger);
 	if (ap->at_exit) {
-		O(o, key, "probe_seq");
+		KEY(o, "probe_seq");
 		O(o, null);
 	} else {
 		ku64(o, "probe_seq", m->probe_seq);
 	}
 	kstr(o, "name", v0 != NULL ? v0->name : NULL);
 	kstr(o, "func", v0 != NULL ? func_name(v0->func) : NULL);
-	O(o, key, "params");
+	KEY(o, "params");
 	if (v0 != NULL)
 		params(o, v0);
 	else
 		O(o, null);
-	O(o, key, "names");
+	KEY(o, "names");
 	O(o, arr_begin);
 	for (i = 0; i < ap->nvars; i++)
 		O(o, str, ap->vars[i].name, strlen(ap->vars[i].name));
 	O(o, arr_end);
-	O(o, key, "funcs");
+	KEY(o, "funcs");
 	O(o, arr_begin);
 	for (i = 0; i < ap->nvars; i++) {
 		const char *f = func_name(ap->vars[i].func);
 		O(o, str, f, strlen(f));
 	}
 	O(o, arr_end);
-	O(o, key, "varids");
+	KEY(o, "varids");
 	O(o, arr_begin);
 	for (i = 0; i < ap->nvars; i++)
 		O(o, i64, ap->vars[i].varid);
 	O(o, arr_end);
 	kstr(o, "format", ap->fmt != NULL ? dtc_format_string(ap->fmt) : NULL);
-	O(o, key, "key_desc");
+	KEY(o, "key_desc");
 	O(o, arr_begin);
 	for (k = 0; v0 != NULL && k < v0->nkeys; k++) {
 		O(o, map_begin);
@@ -504,19 +525,19 @@ agg_line(model *m, const dtc_event *ev, const dtc_aggprint *ap,
 		O(o, map_end);
 	}
 	O(o, arr_end);
-	O(o, key, "rows");
+	KEY(o, "rows");
 	O(o, arr_begin);
 	for (j = 0; j < ap->nrows; j++) {
 		const dtc_aggrow *row = &ap->rows[j];
 		const dtc_aggvar *rv = row->var != NULL ? row->var : v0;
 
 		O(o, map_begin);
-		O(o, key, "keys");
+		KEY(o, "keys");
 		O(o, arr_begin);
 		for (k = 0; rv != NULL && k < rv->nkeys; k++)
 			key_value(m, o, r, &row->keys[k]);
 		O(o, arr_end);
-		O(o, key, "values");
+		KEY(o, "values");
 		O(o, arr_begin);
 		for (i = 0; i < ap->nvars; i++)
 			agg_value(o, &row->vals[i]);
@@ -527,7 +548,7 @@ agg_line(model *m, const dtc_event *ev, const dtc_aggprint *ap,
 			dtc_error_clear(&err);
 			dtc_buf_reset(&m->buf);
 			if (dtc_printa_render(r, ap, row, &m->buf, &err) == DTC_OK) {
-				O(o, key, "message");
+				KEY(o, "message");
 				O(o, str, m->buf.s, m->buf.len);
 			}
 		}
@@ -546,19 +567,23 @@ model_on_begin(const dtc_event *ev, void *arg)
 	model *m = arg;
 	model_out *o = m->oo;
 	const dtc_header *h = ev->header;
+	int i;
+
+	for (i = 0; i < NIDS; i++)
+		m->ids[i].ep = NULL;
 
 	O(o, map_begin);
 	kstr(o, "type", "header");
 	kstr(o, "schema", "dtconsume");
 	ku64(o, "version", 1);
-	O(o, key, "producer");
+	KEY(o, "producer");
 	dtc_buf_reset(&m->buf);
 	dtc_buf_printf(&m->buf, "dtconsume %s", dtc_version_string());
 	O(o, str, m->buf.s, m->buf.len);
 	kstr(o, "source", ev->source);
-	O(o, key, "capture");
+	KEY(o, "capture");
 	O(o, map_begin);
-	O(o, key, "version");
+	KEY(o, "version");
 	O(o, arr_begin);
 	O(o, i64, h->version_major);
 	O(o, i64, h->version_minor);
@@ -576,19 +601,39 @@ model_on_begin(const dtc_event *ev, void *arg)
 	return endline(m, o);
 }
 
+/* "provider:module:function:name" */
 static void
-probe_fields(model_out *o, const dtc_event *ev)
+probe_name(model *m, model_out *o, const dtc_probedesc *p)
 {
-	const dtc_probedesc *p = ev->probe;
+	if (p->fullname != NULL) {
+		O(o, str, p->fullname, strlen(p->fullname));
+		return;
+	}
+	dtc_buf_reset(&m->buf);
+	dtc_buf_printf(&m->buf, "%s:%s:%s:%s", p->provider, p->module,
+	    p->function, p->name);
+	O(o, str, m->buf.s, m->buf.len);
+}
+
+static void
+probe_time(model_out *o, const dtc_event *ev)
+{
 	uint64_t wall;
 
 	ku64(o, "timestamp", ev->timestamp);
-	O(o, key, "walltime");
+	KEY(o, "walltime");
 	if (dtc_reader_walltime(ev->reader, ev->timestamp, &wall))
 		O(o, u64, wall);
 	else
 		O(o, null);
 	ki64(o, "cpu", ev->cpu);
+}
+
+static void
+probe_ident(model_out *o, const dtc_event *ev)
+{
+	const dtc_probedesc *p = ev->probe;
+
 	ku64(o, "epid", ev->ep != NULL ? ev->ep->epid : 0);
 	ku64(o, "id", p != NULL ? p->id : (ev->ep != NULL ? ev->ep->probeid : 0));
 	kstr(o, "provider", p != NULL ? p->provider : NULL);
@@ -597,35 +642,75 @@ probe_fields(model_out *o, const dtc_event *ev)
 	kstr(o, "name", p != NULL ? p->name : NULL);
 }
 
+static void
+probe_fields(model_out *o, const dtc_event *ev)
+{
+	probe_time(o, ev);
+	probe_ident(o, ev);
+}
+
+/* probe_ident and the "probe" member, from the slot when it holds them */
+static void
+probe_ident_cached(model *m, model_out *o, const dtc_event *ev)
+{
+	idbytes *id = NULL;
+	const unsigned char *b;
+	size_t mark = 0, n = 0;
+
+	if (ev->ep != NULL) {
+		id = &m->ids[ev->ep->epid % NIDS];
+		if (id->ep == ev->ep && id->probe == ev->probe) {
+			O(o, raw, id->bytes, id->len);
+			return;
+		}
+		if (O(o, so_far, &mark) == NULL)
+			id = NULL;
+	}
+	probe_ident(o, ev);
+	KEY(o, "probe");
+	if (ev->probe != NULL)
+		probe_name(m, o, ev->probe);
+	else
+		O(o, null);
+	if (id == NULL)
+		return;
+	id->ep = NULL;
+	if ((b = O(o, so_far, &n)) == NULL || n < mark)
+		return;
+	if (id->cap < n - mark) {
+		void *nb = realloc(id->bytes, n - mark);
+
+		if (nb == NULL)
+			return;
+		id->bytes = nb;
+		id->cap = n - mark;
+	}
+	memcpy(id->bytes, b + mark, n - mark);
+	id->len = n - mark;
+	id->ep = ev->ep;
+	id->probe = ev->probe;
+}
+
 int
 model_on_probe(const dtc_event *ev, void *arg)
 {
 	model *m = arg;
 	model_out *o = m->po;
-	const dtc_probedesc *p = ev->probe;
 
 	m->probe_seq = ++m->seq;
 	m->in_probe = 1;
 	O(o, map_begin);
 	kstr(o, "type", "probe");
 	ku64(o, "seq", m->probe_seq);
-	probe_fields(o, ev);
-	O(o, key, "probe");
-	if (p != NULL) {
-		dtc_buf_reset(&m->buf);
-		dtc_buf_printf(&m->buf, "%s:%s:%s:%s", p->provider, p->module,
-		    p->function, p->name);
-		O(o, str, m->buf.s, m->buf.len);
-	} else {
-		O(o, null);
-	}
+	probe_time(o, ev);
+	probe_ident_cached(m, o, ev);
 	ku64(o, "pass", ev->pass);
 	if (ev->flowindent) {
 		kstr(o, "flow", ev->flow == DTC_FLOW_ENTRY ? "entry" :
 		    ev->flow == DTC_FLOW_RETURN ? "return" : NULL);
 		ki64(o, "depth", ev->indent);
 	}
-	O(o, key, "records");
+	KEY(o, "records");
 	O(o, arr_begin);
 	return 0;
 }
@@ -649,7 +734,7 @@ model_on_record(const dtc_event *ev, void *arg)
 		kstr(o, "format", dtc_format_string(v->fmt));
 		dtc_error_clear(&err);
 		dtc_buf_reset(&m->buf);
-		O(o, key, "message");
+		KEY(o, "message");
 		if (dtc_printf_render(r, v, &m->buf, &err) == DTC_OK)
 			O(o, str, m->buf.s, m->buf.len);
 		else
@@ -657,7 +742,7 @@ model_on_record(const dtc_event *ev, void *arg)
 		if (v->action != DTC_ACT_PRINTF)
 			kstr(o, "notice", v->action == DTC_ACT_SYSTEM ?
 			    "command not executed" : "file not opened");
-		O(o, key, "args");
+		KEY(o, "args");
 		O(o, arr_begin);
 		for (i = 0; i < v->nargs; i++) {
 			O(o, map_begin);
@@ -671,7 +756,7 @@ model_on_record(const dtc_event *ev, void *arg)
 	case DTC_V_PRINTA:
 		kstr(o, "format", v->fmt != NULL ? dtc_format_string(v->fmt) :
 		    NULL);
-		O(o, key, "aggregations");
+		KEY(o, "aggregations");
 		O(o, arr_begin);
 		for (i = 0; i < v->agg->nvars; i++)
 			O(o, str, v->agg->vars[i].name,
@@ -729,13 +814,13 @@ static const char *const dropkinds[] = { "principal", "aggregation",
 
 /* messages end in a newline for dtrace's stderr; the model drops it */
 static void
-message(model_out *o, const char *k, const char *msg)
+message(model_out *o, const char *msg)
 {
 	size_t n = msg != NULL ? strlen(msg) : 0;
 
 	while (n > 0 && msg[n - 1] == '\n')
 		n--;
-	O(o, key, k);
+	KEY(o, "message");
 	if (msg == NULL)
 		O(o, null);
 	else
@@ -751,7 +836,7 @@ model_on_drop(const dtc_event *ev, void *arg)
 	O(o, map_begin);
 	kstr(o, "type", "drop");
 	ku64(o, "seq", ++m->seq);
-	O(o, key, "cpu");
+	KEY(o, "cpu");
 	if (ev->cpu >= 0)
 		O(o, i64, ev->cpu);
 	else
@@ -761,7 +846,7 @@ model_on_drop(const dtc_event *ev, void *arg)
 	ki64(o, "kind_code", ev->dropkind);
 	ku64(o, "count", ev->count);
 	ku64(o, "pass", ev->pass);
-	message(o, "message", ev->message);
+	message(o, ev->message);
 	O(o, map_end);
 	return endline(m, o);
 }
@@ -780,14 +865,11 @@ model_on_error(const dtc_event *ev, void *arg)
 	ku64(o, "seq", ++m->seq);
 	probe_fields(o, ev);
 	ku64(o, "fault_epid", ev->fault_epid);
-	O(o, key, "fault_probe");
+	KEY(o, "fault_probe");
 	if (ev->fault_probe != NULL) {
 		const dtc_probedesc *p = ev->fault_probe;
 
-		dtc_buf_reset(&m->buf);
-		dtc_buf_printf(&m->buf, "%s:%s:%s:%s", p->provider, p->module,
-		    p->function, p->name);
-		O(o, str, m->buf.s, m->buf.len);
+		probe_name(m, o, p);
 	} else {
 		O(o, null);
 	}
@@ -795,14 +877,14 @@ model_on_error(const dtc_event *ev, void *arg)
 	    ev->fault < 10 ? faults[ev->fault] : "unknown");
 	ku64(o, "fault_code", ev->fault);
 	ku64(o, "action_index", ev->action);
-	O(o, key, "dif_offset");
+	KEY(o, "dif_offset");
 	if (ev->difoffset >= 0)
 		O(o, i64, ev->difoffset);
 	else
 		O(o, null);
-	O(o, key, "addr");
+	KEY(o, "addr");
 	O(o, addr, ev->fault_addr);
-	message(o, "message", ev->message);
+	message(o, ev->message);
 	O(o, map_end);
 	return endline(m, o);
 }
@@ -817,7 +899,7 @@ model_on_notice(const dtc_event *ev, void *arg)
 	kstr(o, "type", "notice");
 	ku64(o, "seq", ++m->seq);
 	ki64(o, "code", ev->notice);
-	message(o, "message", ev->message);
+	message(o, ev->message);
 	O(o, map_end);
 	return endline(m, o);
 }
@@ -831,9 +913,9 @@ model_on_end(const dtc_event *ev, void *arg)
 	O(o, map_begin);
 	kstr(o, "type", "end");
 	ku64(o, "seq", ++m->seq);
-	O(o, key, "complete");
+	KEY(o, "complete");
 	O(o, boolean, ev->complete);
-	O(o, key, "exit_status");
+	KEY(o, "exit_status");
 	if (ev->exit_status >= 0)
 		O(o, i64, ev->exit_status);
 	else
@@ -870,13 +952,15 @@ int
 model_destroy(void *state)
 {
 	model *m = state;
-	int err;
+	int err, i;
 
 	if (m == NULL)
 		return 0;
 	err = m->err;
 	m->po->ops->free(m->po);
 	m->oo->ops->free(m->oo);
+	for (i = 0; i < NIDS; i++)
+		free(m->ids[i].bytes);
 	dtc_buf_free(&m->buf);
 	free(m);
 	return err;

@@ -2,8 +2,10 @@
  * model.h - the structured data model shared by the JSON and CBOR outputs.
  *
  * model.c turns events into a tree of typed values (one top-level map per
- * output line) through the small builder interface below; json.c builds
- * jansson values from it and cbor.c encodes CBOR with libcbor.  So the two
+ * output line) through the small builder interface below, in document
+ * order; json.c writes JSON text as the calls come (jansson encodes its
+ * strings that need escapes) and cbor.c encodes CBOR with libcbor's
+ * streaming encoders.  So the two
  * encodings cannot drift apart: they differ only where the encodings do
  * (integers beyond 2^53 and addresses as strings in JSON, byte strings as
  * hex in JSON, 128-bit integers as bignums in CBOR).
@@ -28,7 +30,7 @@ typedef struct model_ops {
 	void (*map_end)(model_out *o);
 	void (*arr_begin)(model_out *o);
 	void (*arr_end)(model_out *o);
-	void (*key)(model_out *o, const char *k);
+	void (*key)(model_out *o, const char *k, size_t n);
 	void (*i64)(model_out *o, int64_t v);
 	void (*u64)(model_out *o, uint64_t v);
 	void (*addr)(model_out *o, uint64_t v);    /* JSON "0x..." */
@@ -38,6 +40,11 @@ typedef struct model_ops {
 	void (*dbl)(model_out *o, double v);
 	void (*null)(model_out *o);
 	void (*boolean)(model_out *o, int v);
+	/* The encoded bytes of the line so far (*n of them), and an append
+	 * of bytes that came from it: model.c encodes the members that
+	 * repeat on every line of a probe once and reuses the bytes. */
+	const void *(*so_far)(model_out *o, size_t *n);
+	void (*raw)(model_out *o, const void *p, size_t n);
 	/* write the finished line; 0 or -1 on a write error */
 	int (*line_end)(model_out *o);
 	void (*free)(model_out *o);

@@ -158,6 +158,9 @@ typedef struct dtc_recdesc {
 typedef struct dtc_probedesc {
 	uint32_t id;
 	const char *provider, *module, *function, *name;
+	/* "provider:module:function:name", made once by the reader (NULL in
+	 * descriptions a program builds itself; the writer ignores it) */
+	const char *fullname;
 } dtc_probedesc;
 
 typedef struct dtc_eprobedesc {

@@ -232,6 +232,7 @@ load_probe(loadctx *x, const dtcp_node *map)
 
 	if ((p = dtcp_arena_alloc(&x->m->arena, sizeof(*p))) == NULL)
 		return nomem(x);
+	p->fullname = NULL;
 	if ((rc = get_u32(x, map, "id", 1, &p->id, DTCP_MAX_ID)) != DTC_OK ||
 	    (rc = get_str(x, map, "provider", 1, &p->provider)) != DTC_OK ||
 	    (rc = get_str(x, map, "module", 0, &p->module)) != DTC_OK ||
@@ -249,6 +250,19 @@ load_probe(loadctx *x, const dtcp_node *map)
 	}
 	if (dtcp_idmap_put(&x->m->probes, p->id, p) != 0)
 		return nomem(x);
+	/* every probe line of the structured outputs carries it */
+	{
+		size_t n[4] = { strlen(p->provider), strlen(p->module),
+		    strlen(p->function), strlen(p->name) };
+		size_t len = n[0] + n[1] + n[2] + n[3] + 4;
+		char *f = dtcp_arena_alloc(&x->m->arena, len);
+
+		if (f == NULL)
+			return nomem(x);
+		snprintf(f, len, "%s:%s:%s:%s", p->provider, p->module,
+		    p->function, p->name);
+		p->fullname = f;
+	}
 	return DTC_OK;
 }
 
