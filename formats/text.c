@@ -119,15 +119,24 @@ oflush(text_state *st)
 }
 
 static void
+oput_slow(text_state *st, const void *p, size_t n)
+{
+	oflush(st);
+	if (n >= OBUF_SIZE) {
+		if (fwrite(p, 1, n, st->out) != n)
+			st->werr = 1;
+		return;
+	}
+	memcpy(st->ob, p, n);
+	st->olen = n;
+}
+
+static inline void
 oput(text_state *st, const void *p, size_t n)
 {
 	if (n > OBUF_SIZE - st->olen) {
-		oflush(st);
-		if (n >= OBUF_SIZE) {
-			if (fwrite(p, 1, n, st->out) != n)
-				st->werr = 1;
-			return;
-		}
+		oput_slow(st, p, n);
+		return;
 	}
 	memcpy(st->ob + st->olen, p, n);
 	st->olen += n;
@@ -147,16 +156,19 @@ os(text_state *st, const char *s)
 	oput(st, s, strlen(s));
 }
 
-static const char spaces64[] =
-    "                                                                ";
-
 static void
 ospaces(text_state *st, size_t n)
 {
 	while (n > 0) {
-		size_t k = n < 64 ? n : 64;
+		size_t k;
 
-		oput(st, spaces64, k);
+		if (st->olen == OBUF_SIZE)
+			oflush(st);
+		k = OBUF_SIZE - st->olen;
+		if (k > n)
+			k = n;
+		memset(st->ob + st->olen, ' ', k);
+		st->olen += k;
 		n -= k;
 	}
 }
@@ -166,22 +178,55 @@ static void
 ostrw(text_state *st, const char *s, size_t n, int width)
 {
 	size_t w = (size_t)(width < 0 ? -(long)width : width);
+	size_t pad = n < w ? w - n : 0;
+	char *d;
 
-	if (width >= 0 && n < w)
-		ospaces(st, w - n);
-	oput(st, s, n);
-	if (width < 0 && n < w)
-		ospaces(st, w - n);
+	if (n + pad > OBUF_SIZE - st->olen) {
+		if (width >= 0)
+			ospaces(st, pad);
+		oput(st, s, n);
+		if (width < 0)
+			ospaces(st, pad);
+		return;
+	}
+	/* the common case, a column within the buffer: no calls per part */
+	d = st->ob + st->olen;
+	if (width >= 0) {
+		memset(d, ' ', pad);
+		memcpy(d + pad, s, n);
+	} else {
+		memcpy(d, s, n);
+		memset(d + n, ' ', pad);
+	}
+	st->olen += n + pad;
 }
 
-/* Decimal digits of v, written backwards ending at end; returns start. */
+/* Decimal digits of v, written backwards ending at end; returns start.
+ * Two digits a step: this runs for every integer dtrace prints. */
 static char *
 utoa(char *end, unsigned long long v)
 {
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
+	static const char d2[] =
+	    "00010203040506070809101112131415161718192021222324252627282930"
+	    "31323334353637383940414243444546474849505152535455565758596061"
+	    "62636465666768697071727374757677787980818283848586878889909192"
+	    "93949596979899";
+
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+
+		v /= 100;
+		end -= 2;
+		end[0] = d2[2 * r];
+		end[1] = d2[2 * r + 1];
+	}
+	if (v >= 10) {
+		end -= 2;
+		end[0] = d2[2 * v];
+		end[1] = d2[2 * v + 1];
+	} else {
+		*--end = (char)('0' + v);
+	}
 	return end;
 }
 
