@@ -320,9 +320,30 @@ load_recs(loadctx *x, const dtcp_node *map, uint32_t *nrecs,
 }
 
 static int
+same_eprobe(const dtc_eprobedesc *a, const dtc_eprobedesc *b)
+{
+	uint32_t i;
+
+	if (a->probeid != b->probeid || a->size != b->size ||
+	    a->uarg != b->uarg || a->nrecs != b->nrecs)
+		return 0;
+	for (i = 0; i < a->nrecs; i++) {
+		const dtc_recdesc *x = &a->recs[i], *y = &b->recs[i];
+
+		if (x->action != y->action || x->alignment != y->alignment ||
+		    x->format != y->format || x->size != y->size ||
+		    x->offset != y->offset || x->arg != y->arg ||
+		    x->uarg != y->uarg)
+			return 0;
+	}
+	return 1;
+}
+
+static int
 load_eprobe(loadctx *x, const dtcp_node *map)
 {
 	dtc_eprobedesc *ep;
+	const dtc_eprobedesc *old;
 	dtc_recdesc *recs;
 	uint64_t uarg = 0;
 	uint32_t i;
@@ -346,7 +367,11 @@ load_eprobe(loadctx *x, const dtcp_node *map)
 	ep->recs = recs;
 	ep->probe = dtcp_idmap_get(&x->m->probes, ep->probeid);
 	/* before marking anything bad: that would mark the kept one */
-	if (dtcp_idmap_get(&x->m->eprobes, ep->epid) != NULL) {
+	if ((old = dtcp_idmap_get(&x->m->eprobes, ep->epid)) != NULL) {
+		/* a writer may repeat the descriptions (one per consume
+		 * pass): only a different one is worth a word */
+		if (same_eprobe(old, ep))
+			return DTC_OK;
 		return bad(x, map, DTC_E_DUPLICATE, "eprobe %u described twice; "
 		    "the first is kept", ep->epid);
 	}

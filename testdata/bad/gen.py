@@ -692,6 +692,13 @@ def c_dup_eprobe(b):
                                    "kept"), b.stdout(), 1
 
 
+@case("duplicate-eprobe-same", "not damage: eprobe 2 described a second "
+      "time, identically (a writer repeating its descriptions): no message")
+def c_dup_eprobe_same(b):
+    insert_before(b, "agg1", dict(b.items[b.i("eprobe2")]))
+    return layout(b.items)[0], "", b.stdout(), 0
+
+
 @case("duplicate-probe", "probe 2 described a second time with another "
       "name: the first is kept")
 def c_dup_probe(b):
