@@ -319,24 +319,41 @@ load_recs(loadctx *x, const dtcp_node *map, uint32_t *nrecs,
 	return DTC_OK;
 }
 
+/*
+ * A writer may repeat descriptions (one set per consume pass, say): an
+ * identical repetition is no news, only a different one is reported.
+ */
 static int
-same_eprobe(const dtc_eprobedesc *a, const dtc_eprobedesc *b)
+same_recs(const dtc_recdesc *a, const dtc_recdesc *b, uint32_t n)
 {
 	uint32_t i;
 
-	if (a->probeid != b->probeid || a->size != b->size ||
-	    a->uarg != b->uarg || a->nrecs != b->nrecs)
-		return 0;
-	for (i = 0; i < a->nrecs; i++) {
-		const dtc_recdesc *x = &a->recs[i], *y = &b->recs[i];
-
-		if (x->action != y->action || x->alignment != y->alignment ||
-		    x->format != y->format || x->size != y->size ||
-		    x->offset != y->offset || x->arg != y->arg ||
-		    x->uarg != y->uarg)
+	for (i = 0; i < n; i++) {
+		if (a[i].action != b[i].action ||
+		    a[i].alignment != b[i].alignment ||
+		    a[i].format != b[i].format || a[i].size != b[i].size ||
+		    a[i].offset != b[i].offset || a[i].arg != b[i].arg ||
+		    a[i].uarg != b[i].uarg)
 			return 0;
 	}
 	return 1;
+}
+
+static int
+same_eprobe(const dtc_eprobedesc *a, const dtc_eprobedesc *b)
+{
+	return a->probeid == b->probeid && a->size == b->size &&
+	    a->uarg == b->uarg && a->nrecs == b->nrecs &&
+	    same_recs(a->recs, b->recs, a->nrecs);
+}
+
+static int
+same_agg(const dtc_aggdesc *a, const dtc_aggdesc *b)
+{
+	return a->epid == b->epid && a->varid == b->varid &&
+	    strcmp(a->name, b->name) == 0 && a->size == b->size &&
+	    a->flags == b->flags && a->nrecs == b->nrecs &&
+	    same_recs(a->recs, b->recs, a->nrecs);
 }
 
 static int
@@ -368,8 +385,6 @@ load_eprobe(loadctx *x, const dtcp_node *map)
 	ep->probe = dtcp_idmap_get(&x->m->probes, ep->probeid);
 	/* before marking anything bad: that would mark the kept one */
 	if ((old = dtcp_idmap_get(&x->m->eprobes, ep->epid)) != NULL) {
-		/* a writer may repeat the descriptions (one per consume
-		 * pass): only a different one is worth a word */
 		if (same_eprobe(old, ep))
 			return DTC_OK;
 		return bad(x, map, DTC_E_DUPLICATE, "eprobe %u described twice; "
@@ -403,6 +418,7 @@ static int
 load_agg(loadctx *x, const dtcp_node *map)
 {
 	dtc_aggdesc *ad;
+	const dtc_aggdesc *old;
 	dtc_recdesc *recs;
 	int64_t varid = 0;
 	uint32_t i;
@@ -440,9 +456,12 @@ load_agg(loadctx *x, const dtcp_node *map)
 	if (ad->size < 8)
 		return bad(x, map, DTC_E_BADVALUE, "aggregation %u: entry size "
 		    "%u is too small", ad->id, ad->size);
-	if (dtcp_idmap_get(&x->m->aggs, ad->id) != NULL)
+	if ((old = dtcp_idmap_get(&x->m->aggs, ad->id)) != NULL) {
+		if (same_agg(old, ad))
+			return DTC_OK;
 		return bad(x, map, DTC_E_DUPLICATE, "aggregation %u described "
 		    "twice; the first is kept", ad->id);
+	}
 	if (dtcp_idmap_put(&x->m->aggs, ad->id, ad) != 0)
 		return nomem(x);
 	if (ad->id > x->m->maxaggid)
@@ -468,9 +487,14 @@ load_format(loadctx *x, const dtcp_node *map, int illumos)
 	if (id == 0)
 		return bad(x, map, DTC_E_BADVALUE, "format item: id 0 means "
 		    "\"no format\"");
-	if (dtcp_idmap_get(&x->m->formats, id) != NULL)
+	if ((f = dtcp_idmap_get(&x->m->formats, id)) != NULL) {
+		const char *old = dtc_format_string(f);
+
+		if (strlen(old) == len && memcmp(old, s, len) == 0)
+			return DTC_OK;
 		return bad(x, map, DTC_E_DUPLICATE, "format %u described twice; "
 		    "the first is kept", id);
+	}
 	dtc_error_clear(&ferr);
 	if ((f = dtcp_format_compile(s, len, illumos, &ferr)) == NULL) {
 		return bad(x, map, ferr.code ? ferr.code : DTC_E_BADFORMAT,

@@ -692,10 +692,12 @@ def c_dup_eprobe(b):
                                    "kept"), b.stdout(), 1
 
 
-@case("duplicate-eprobe-same", "not damage: eprobe 2 described a second "
-      "time, identically (a writer repeating its descriptions): no message")
-def c_dup_eprobe_same(b):
-    insert_before(b, "agg1", dict(b.items[b.i("eprobe2")]))
+@case("duplicate-same", "not damage: format 1, eprobe 2 and aggregation 1 "
+      "described a second time, identically (a writer repeating its "
+      "descriptions): no message")
+def c_dup_same(b):
+    insert_before(b, "status1", dict(b.items[b.i("format1")]),
+                  dict(b.items[b.i("eprobe2")]), dict(b.items[b.i("agg1")]))
     return layout(b.items)[0], "", b.stdout(), 0
 
 
