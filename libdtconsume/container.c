@@ -287,6 +287,25 @@ cb_text_start(void *c)
 	indef_string(c, DTCP_N_TEXT, "text string");
 }
 
+static const char *
+type_name(int type)
+{
+	switch (type) {
+	case DTCP_N_UINT: return "an unsigned integer";
+	case DTCP_N_NEGINT: return "a negative integer";
+	case DTCP_N_BYTES: return "a byte string";
+	case DTCP_N_TEXT: return "text";
+	case DTCP_N_ARRAY: return "an array";
+	case DTCP_N_MAP: return "a map";
+	case DTCP_N_BOOL: return "a boolean";
+	case DTCP_N_NULL: return "null";
+	case DTCP_N_UNDEF: return "undefined";
+	case DTCP_N_FLOAT: return "a float";
+	case DTCP_N_TAG: return "a tag";
+	}
+	return "unknown";
+}
+
 static void
 collection(dtcp_container *c, int type, size_t size, bool indef)
 {
@@ -302,6 +321,12 @@ collection(dtcp_container *c, int type, size_t size, bool indef)
 	n->count = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
 	if (type == DTCP_N_MAP && !indef)
 		want = want > UINT64_MAX / 2 ? UINT64_MAX : want * 2;
+	/* a count no item may hold is named at once, in every mode */
+	if (!indef && want > DTCP_MAX_NODES)
+		derror(c, DTC_E_LIMIT, c->base_off + c->hdr, "%s of %zu %s at "
+		    "byte %zu: more than the %u data items an item may hold",
+		    type_name(type), size, type == DTCP_N_MAP ? "pairs" :
+		    "elements", c->base_off + c->hdr, (unsigned)DTCP_MAX_NODES);
 	push(c, indef ? 0 : want, indef, false);
 }
 
@@ -691,24 +716,6 @@ dtcp_container_release(dtcp_container *c)
 /* Items                                                               */
 /* ------------------------------------------------------------------ */
 
-static const char *
-type_name(int type)
-{
-	switch (type) {
-	case DTCP_N_UINT: return "an unsigned integer";
-	case DTCP_N_NEGINT: return "a negative integer";
-	case DTCP_N_BYTES: return "a byte string";
-	case DTCP_N_TEXT: return "text";
-	case DTCP_N_ARRAY: return "an array";
-	case DTCP_N_MAP: return "a map";
-	case DTCP_N_BOOL: return "a boolean";
-	case DTCP_N_NULL: return "null";
-	case DTCP_N_UNDEF: return "undefined";
-	case DTCP_N_FLOAT: return "a float";
-	case DTCP_N_TAG: return "a tag";
-	}
-	return "unknown";
-}
 
 static bool
 text_is(const dtcp_node *n, const char *s)
@@ -717,6 +724,99 @@ text_is(const dtcp_node *n, const char *s)
 
 	return n != NULL && n->type == DTCP_N_TEXT && n->len == l &&
 	    memcmp(n->ptr, s, l) == 0;
+}
+
+/* The head of a definite byte or text string at p: 0 if it is not one
+ * (or not all there), else its size, with the length in *len. */
+static size_t
+string_head(const uint8_t *p, size_t avail, int *major, uint64_t *len)
+{
+	unsigned ai;
+	size_t hs, i;
+
+	if (avail == 0)
+		return 0;
+	*major = p[0] >> 5;
+	ai = p[0] & 31;
+	if (*major != 2 && *major != 3)
+		return 0;
+	if (ai < 24) {
+		*len = ai;
+		return 1;
+	}
+	if (ai > 27)
+		return 0;               /* indefinite or reserved */
+	hs = 1 + ((size_t)1 << (ai - 24));
+	if (avail < hs)
+		return 0;
+	for (*len = 0, i = 1; i < hs; i++)
+		*len = *len << 8 | p[i];
+	return hs;
+}
+
+/* A string longer than an item may be: refused before waiting for it. */
+static int
+huge_string(dtcp_container *c, long long index, size_t rel, dtc_error *err)
+{
+	uint64_t len;
+	int major;
+
+	if (string_head(c->data + rel, c->len - rel, &major, &len) == 0 ||
+	    len <= DTCP_MAX_ITEM)
+		return DTC_OK;
+	return fail(c, err, DTC_E_LIMIT, index,
+	    (long long)(c->base_off + rel), "%s of %llu bytes at byte %zu is "
+	    "larger than an item may be (%zu bytes)", major == 2 ?
+	    "a byte string" : "a text string", (unsigned long long)len,
+	    c->base_off + rel, DTCP_MAX_ITEM);
+}
+
+/*
+ * The input ended inside the item at start, at the data item at rel.
+ * What was declared says how much is missing: the outermost open array
+ * or map whose count cannot fit in what is left (each element takes a
+ * byte), else the string the end fell into.  A cut file misses a
+ * little; a corrupt count shows itself.
+ */
+static int
+cut_short(dtcp_container *c, long long index, size_t start, size_t rel,
+    dtc_error *err)
+{
+	size_t end = c->base_off + c->len, hs;
+	uint64_t len;
+	int d, major;
+
+	for (d = 0; d < c->depth; d++) {
+		const struct frame *f = &c->stack[d];
+		const dtcp_node *n = &c->nodes[f->node];
+		uint64_t want = n->count;
+
+		if (f->indef || f->istring ||
+		    (n->type != DTCP_N_ARRAY && n->type != DTCP_N_MAP))
+			continue;
+		if (n->type == DTCP_N_MAP)
+			want *= 2;
+		if (want > end - n->offset)
+			return fail(c, err, DTC_E_TRUNCATED, index,
+			    (long long)(c->base_off + start), "capture cut "
+			    "short at byte %zu: %s of %u %s at byte %zu cannot "
+			    "fit in the %zu bytes left", c->base_off + start,
+			    type_name(n->type), n->count, n->type ==
+			    DTCP_N_MAP ? "pairs" : "elements", n->offset,
+			    end - n->offset);
+	}
+	hs = string_head(c->data + rel, c->len - rel, &major, &len);
+	if (hs != 0 && len > c->len - rel - hs)
+		return fail(c, err, DTC_E_TRUNCATED, index,
+		    (long long)(c->base_off + start), "capture cut short at "
+		    "byte %zu: %s of %llu bytes at byte %zu runs past the end "
+		    "(%zu bytes left)", c->base_off + start,
+		    major == 2 ? "a byte string" : "a text string",
+		    (unsigned long long)len, c->base_off + rel,
+		    c->len - rel - hs);
+	return fail(c, err, DTC_E_TRUNCATED, index,
+	    (long long)(c->base_off + start), "capture cut short at byte %zu",
+	    c->base_off + start);
 }
 
 /* Decode one top-level data item starting at c->pos into c->nodes. */
@@ -752,6 +852,8 @@ decode_item(dtcp_container *c, long long index, dtc_error *err)
 			    (long long)(c->base_off + rel),
 			    "not CBOR at byte %zu", c->base_off + rel);
 		/* NEDATA; libcbor's required can wrap for absurd lengths */
+		if (huge_string(c, index, rel, err) != DTC_OK)
+			return DTC_FATAL;
 		if (c->mode == MODE_STREAM && !c->eof) {
 			need = rel + res.required;
 			if (res.required <= c->len - rel || need < rel)
@@ -760,9 +862,7 @@ decode_item(dtcp_container *c, long long index, dtc_error *err)
 				return DTC_FATAL;
 			continue;
 		}
-		return fail(c, err, DTC_E_TRUNCATED, index,
-		    (long long)(c->base_off + start),
-		    "capture cut short at byte %zu", c->base_off + start);
+		return cut_short(c, index, start, rel, err);
 	}
 	c->pos = rel;
 	return DTC_OK;

@@ -342,9 +342,92 @@ def c_intact(b):
     return layout(b.items)[0], "", b.stdout(), 0
 
 
+class _Stop(Exception):
+    """(offset, message) of the decoder's error"""
+
+
+MAX_ITEM = 1 << 32      # DTCP_MAX_ITEM: bytes in one container item
+MAX_NODES = 1 << 26     # DTCP_MAX_NODES: CBOR data items in one item
+
+
+def cut_short(data, start):
+    """(offset, message) for a capture that ends inside the item at start,
+    walking its RFC 8949 heads as the decoder meets them.  A string longer
+    than an item may be, or a collection of more data items than an item
+    may hold, is refused where its head is.  Otherwise the message names
+    what was declared and cannot be there: the outermost array or map
+    whose count cannot fit in the bytes left from its head (each element
+    takes a byte), else the string the end fell into."""
+    end = len(data)
+    names = {2: "a byte string", 3: "a text string", 4: "an array",
+             5: "a map"}
+    tight = []          # collections that cannot fit (so cannot end)
+
+    def cut(detail=""):
+        if tight:
+            detail = tight[0]
+        raise _Stop((start, "capture cut short at byte %d%s" %
+                     (start, ": " + detail if detail else "")))
+
+    def item(p):
+        if p >= end:
+            cut()
+        major, ai = data[p] >> 5, data[p] & 31
+        if ai < 24:
+            hs, val = 1, ai
+        elif ai <= 27:
+            hs = 1 + (1 << (ai - 24))
+            if p + hs > end:
+                cut()
+            val = int.from_bytes(data[p + 1:p + hs], "big")
+        else:
+            hs, val = 1, None                   # indefinite
+        if major in (2, 3) and val is not None:
+            if val > MAX_ITEM:
+                raise _Stop((p, "%s of %d bytes at byte %d is larger than "
+                             "an item may be (%d bytes)" %
+                             (names[major], val, p, MAX_ITEM)))
+            if val > end - p - hs:
+                cut("%s of %d bytes at byte %d runs past the end (%d bytes "
+                    "left)" % (names[major], val, p, end - p - hs))
+            return p + hs + val
+        if major in (2, 3, 4, 5) and val is None:
+            q = p + 1
+            while q < end and data[q] != 0xff:
+                q = item(q)
+            if q >= end:
+                cut()
+            return q + 1
+        if major in (4, 5):
+            want = val * 2 if major == 5 else val
+            what = "%s of %d %s at byte %d" % (
+                names[major], val, "pairs" if major == 5 else "elements", p)
+            if want > MAX_NODES:
+                raise _Stop((p, "%s: more than the %d data items an item "
+                             "may hold" % (what, MAX_NODES)))
+            if want > end - p:
+                tight.append("%s cannot fit in the %d bytes left" %
+                             (what, end - p))
+            q = p + hs
+            for _ in range(want):
+                q = item(q)
+            return q
+        if major == 6:
+            return item(p + hs)
+        if p + hs > end:
+            cut()
+        return p + hs
+
+    try:
+        item(start)
+    except _Stop as e:
+        return e.args[0]
+    raise AssertionError("the item at %d is whole" % start)
+
+
 @case("empty-file", "an empty file: cut short before its header")
 def c_empty(b):
-    return b"", msg(0, None, 0, "capture cut short at byte 0"), "", 1
+    return b"", msg(0, None, *cut_short(b"", 0)), "", 1
 
 
 @case("not-cbor", "an ELF file: not a capture at all")
@@ -472,8 +555,9 @@ def c_break(b):
 def c_trailing(b):
     data = layout(b.items)[0]
     n = len(data)
-    return data + b"\xa2\x61t", msg(len(b.items), None, n, "capture cut "
-                                    "short at byte %d" % n), b.stdout(), 1
+    data += b"\xa2\x61t"
+    return data, msg(len(b.items), None, *cut_short(data, n)), \
+        b.stdout(), 1
 
 
 def cut_case(name, at_item, frac, about, lose, aggs, exit_aggs):
@@ -482,8 +566,8 @@ def cut_case(name, at_item, frac, about, lose, aggs, exit_aggs):
         data, offs = layout(b.items)
         i = b.i(at_item)
         cut = offs[i] + max(1, int(len(enc(b.items[i])) * frac))
-        return data[:cut], msg(i, None, offs[i], "capture cut short at "
-                               "byte %d" % offs[i]), \
+        return data[:cut], msg(i, None,
+                               *cut_short(data[:cut], offs[i])), \
             (b.stdout(lose=lose, aggs=aggs, exit_aggs=exit_aggs)
              if lose is not None else ""), 1
     return fn
@@ -510,8 +594,8 @@ def c_no_end(b):
     return layout(b.items[:-1])[0], "", b.stdout(), 0
 
 
-@case("bytes-2p60", "CPU 1's pass-1 buffer claims 2^60 bytes of data: the "
-      "file ends first, so the item is cut short")
+@case("bytes-2p60", "CPU 1's pass-1 buffer claims 2^60 bytes of data: "
+      "refused at its head, as larger than an item may be")
 def c_2p60(b):
     data, offs = layout(b.items)
     i = b.i("buf1.1")
@@ -521,15 +605,14 @@ def c_2p60(b):
     pos = e.find(head + d)
     e = e[:pos] + b"\x5b" + struct.pack(">Q", 1 << 60) + e[pos + len(head):]
     data = data[:offs[i]] + e + data[offs[i + 1]:]
-    return data, msg(i, None, offs[i], "capture cut short at byte %d" %
-                     offs[i]), b.stdout(lose=("buf1.1", "buf2.0", "buf2.1"),
+    return data, msg(i, None, *cut_short(data, offs[i])), \
+        b.stdout(lose=("buf1.1", "buf2.0", "buf2.1"),
                                         aggs=("aggbuf1.0", "aggbuf1.1"),
                                         exit_aggs=True), 1
 
 
-@case("recs-1e9", "eprobe 3's recs array claims 10^9 elements: everything "
-      "after it is read as its elements until the file ends, so the item is "
-      "cut short and no buffer is reached")
+@case("recs-1e9", "eprobe 3's recs array claims 10^9 elements, more than "
+      "an item may hold: refused at its head, and no buffer is reached")
 def c_1e9(b):
     data, offs = layout(b.items)
     i = b.i("eprobe3")
@@ -538,9 +621,8 @@ def c_1e9(b):
     pos = e.find(cbor2.dumps(r))
     e = e[:pos] + b"\x9a" + struct.pack(">I", 10 ** 9) + e[pos + 1:]
     data = data[:offs[i]] + e + data[offs[i + 1]:]
-    return data, msg(i, None, offs[i], "capture cut short at byte %d" %
-                     offs[i]), b.stdout(lose=("buf1.0", "buf1.1", "buf2.0",
-                                              "buf2.1")), 1
+    return data, msg(i, None, *cut_short(data, offs[i])), \
+        b.stdout(lose=("buf1.0", "buf1.1", "buf2.0", "buf2.1")), 1
 
 
 @case("indef-bytes", "CPU 1's pass-1 buffer data is an indefinite-length "
