@@ -28,6 +28,7 @@
 
 #include <jansson.h>
 
+#include "digits.h"
 #include "model.h"
 
 #define MAXDEPTH 64
@@ -193,35 +194,6 @@ key(model_out *o, const char *k, size_t n)
 	j->keylen = n;
 }
 
-/* decimal digits of v, right-aligned ending at end; returns the start
- * (two digits a step: timestamps have 15 to 19 of them) */
-static char *
-utoa(char *end, uint64_t v)
-{
-	static const char d2[] =
-	    "00010203040506070809101112131415161718192021222324252627282930"
-	    "31323334353637383940414243444546474849505152535455565758596061"
-	    "62636465666768697071727374757677787980818283848586878889909192"
-	    "93949596979899";
-
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		end -= 2;
-		end[0] = d2[2 * r];
-		end[1] = d2[2 * r + 1];
-	}
-	if (v >= 10) {
-		end -= 2;
-		end[0] = d2[2 * v];
-		end[1] = d2[2 * v + 1];
-	} else {
-		*--end = (char)('0' + v);
-	}
-	return end;
-}
-
 static void
 number(jout *j, int neg, uint64_t mag, int quoted)
 {
@@ -229,7 +201,7 @@ number(jout *j, int neg, uint64_t mag, int quoted)
 
 	if (quoted)
 		*--p = '"';
-	p = utoa(p, mag);
+	p = digits_u64(p, mag);
 	if (neg)
 		*--p = '-';
 	if (quoted)

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "digits.h"
 #include "emitter.h"
 
 #ifndef DTC_EMIT_ABORT
@@ -201,35 +202,6 @@ ostrw(text_state *st, const char *s, size_t n, int width)
 	st->olen += n + pad;
 }
 
-/* Decimal digits of v, written backwards ending at end; returns start.
- * Two digits a step: this runs for every integer dtrace prints. */
-static char *
-utoa(char *end, unsigned long long v)
-{
-	static const char d2[] =
-	    "00010203040506070809101112131415161718192021222324252627282930"
-	    "31323334353637383940414243444546474849505152535455565758596061"
-	    "62636465666768697071727374757677787980818283848586878889909192"
-	    "93949596979899";
-
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-
-		v /= 100;
-		end -= 2;
-		end[0] = d2[2 * r];
-		end[1] = d2[2 * r + 1];
-	}
-	if (v >= 10) {
-		end -= 2;
-		end[0] = d2[2 * v];
-		end[1] = d2[2 * v + 1];
-	} else {
-		*--end = (char)('0' + v);
-	}
-	return end;
-}
-
 /* "%*lld" */
 static void
 olld(text_state *st, long long v, int width)
@@ -237,10 +209,10 @@ olld(text_state *st, long long v, int width)
 	char b[24], *e = b + sizeof(b), *p;
 
 	if (v < 0) {
-		p = utoa(e, 0ULL - (unsigned long long)v);
+		p = digits_u64(e, 0ULL - (unsigned long long)v);
 		*--p = '-';
 	} else {
-		p = utoa(e, (unsigned long long)v);
+		p = digits_u64(e, (unsigned long long)v);
 	}
 	ostrw(st, p, (size_t)(e - p), width);
 }
@@ -249,7 +221,7 @@ olld(text_state *st, long long v, int width)
 static void
 ollu(text_state *st, unsigned long long v, int width)
 {
-	char b[24], *e = b + sizeof(b), *p = utoa(e, v);
+	char b[24], *e = b + sizeof(b), *p = digits_u64(e, v);
 
 	ostrw(st, p, (size_t)(e - p), width);
 }
