@@ -21,7 +21,8 @@
  *
  * Memory: entries live in one growable array (index = creation order, the
  * reverse of libdtrace's dtah_all list); their bytes come from a chunked
- * arena, so the merge loop never calls malloc per record.  trunc()
+ * arena, so the merge loop never calls malloc per record, and an
+ * open-addressing table of (hash, bytes) slots finds them.  trunc()
  * compacts the arena, so memory follows the live keys.  Results handed
  * out (rows, keys, values, zero-filled data) are owned here and reused by
  * the next call.
@@ -42,6 +43,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "dtc_private.h"
 
@@ -59,6 +61,7 @@
 /* Smallest arena chunk; bigger ones as the state grows. */
 #define CHUNK_MIN  ((size_t)64 * 1024)
 #define CHUNK_MAX  ((size_t)4 * 1024 * 1024)
+#define HUGE_PAGE  ((size_t)2 * 1024 * 1024)
 
 /* ------------------------------------------------------------------ */
 /* Entries, arena, hash                                                */
@@ -79,12 +82,47 @@ struct agg_ent {
 	uint64_t normal;
 	uint64_t hash;
 	uint32_t size;              /* dtagd_size of the copy */
-	uint32_t next;              /* hash chain: index + 1, 0 ends */
 	uint32_t idx;               /* creation order (tie breaker) */
-	uint16_t func;              /* merge function of the first sighting */
 	uint8_t dead;
 	struct sortval sv;
 };
+
+/*
+ * The arena copy of an entry is preceded by this header.  It repeats what
+ * a merge needs of the entry it found, so that a hit reads the slot and
+ * then only the cache line(s) of the bytes it compares and adds to, never
+ * the agg_ent (a third unrelated line per lookup).
+ */
+struct ent_hdr {
+	uint32_t size;              /* dtagd_size of the copy */
+	uint16_t func;              /* merge function of the first sighting */
+	uint8_t addall;             /* func adds every word (count, sum...) */
+	uint8_t unused;
+};
+#define HDR_SIZE 8              /* keeps the data 8-aligned */
+
+static inline struct ent_hdr *
+ent_hdr(uint8_t *data)
+{
+	return (struct ent_hdr *)(void *)(data - HDR_SIZE);
+}
+
+/*
+ * The lookup table: open addressing with linear probing over slots that
+ * hold the full hash and the entry's data, so a lookup reads one slot
+ * line and goes to the entry only when its hash matches.  Probing starts
+ * at the first slot of a cache line, so that most probes never leave the
+ * line they start in (the table is 64-aligned).  There is no deletion:
+ * entries only die in trunc(), and compaction rebuilds the table.
+ */
+struct slot {
+	uint64_t hash;
+	uint8_t *data;              /* NULL: empty */
+};
+#define SLOT_LINE 4             /* slots per 64-byte line */
+#define TAB_MIN 1024
+/* grown past 5/8 full: short probes, and half the size of a 1/2 limit */
+#define TAB_FULL(n, cap) ((n) * 8 > (cap) * 5)
 
 struct chunk {
 	struct chunk *next;
@@ -111,8 +149,9 @@ struct vdesc {
 struct dtcp_aggstate {
 	struct agg_ent *ents;
 	size_t nents, capents, ndead;
-	uint32_t *buckets;          /* index + 1 of the chain head */
-	size_t nbuckets;
+	struct slot *tab;           /* ntab slots, a power of two */
+	size_t ntab;
+	int dupes;                  /* two entries share hash and size */
 	struct chunk *chunks;
 	size_t arena_bytes, live_bytes;
 	uint8_t *scratch;           /* one entry with rewritten symbol keys */
@@ -184,6 +223,26 @@ grow(void *pp, size_t *cap, size_t need, size_t el)
 	return 0;
 }
 
+/*
+ * Large arrays that the merge reads at random: on huge pages, a lookup
+ * does not also miss the TLB (and fault once per 4 KiB page first).
+ * Only a hint; the interior of [p, p+n) that whole huge pages cover.
+ */
+static void
+advise_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+	uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#else
+	(void)p;
+	(void)n;
+#endif
+}
+
 static uint8_t *
 arena_alloc(dtcp_aggstate *a, size_t n)
 {
@@ -200,8 +259,24 @@ arena_alloc(dtcp_aggstate *a, size_t n)
 			cap = CHUNK_MAX;
 		if (cap < n)
 			cap = n;
-		if ((c = malloc(sizeof(*c) + cap)) == NULL)
+		if (cap >= HUGE_PAGE) {
+			/* whole huge pages: the merge reads them at random */
+			void *p;
+			size_t tot;
+
+			if (cap > SIZE_MAX - 2 * HUGE_PAGE)
+				return NULL;
+			tot = (cap + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
+			if (tot - sizeof(*c) < n)
+				tot += HUGE_PAGE;
+			if (posix_memalign(&p, HUGE_PAGE, tot) != 0)
+				return NULL;
+			advise_huge(p, tot);
+			c = p;
+			cap = tot - sizeof(*c);
+		} else if ((c = malloc(sizeof(*c) + cap)) == NULL) {
 			return NULL;
+		}
 		c->used = 0;
 		c->cap = cap;
 		c->next = a->chunks;
@@ -224,19 +299,29 @@ arena_free_chunks(struct chunk *c)
 	}
 }
 
-/* 64-bit mix of the identity bytes (speed only; equality is bytewise). */
+/*
+ * 64-bit mix of the identity bytes (speed only; equality is bytewise).
+ * hash_ent() computes the same value without the per-record loop, so
+ * both go through these.
+ */
+#define HASH_SEED(size) (0xcbf29ce484222325ULL ^ (size))
+#define HASH_FINAL(h)   ((h) ^ ((h) >> 31))
+
 static inline uint64_t
-hash_bytes(uint64_t h, const uint8_t *p, size_t n)
+hash_word(uint64_t h, const uint8_t *p)
 {
 	uint64_t w;
 
-	while (n >= 8) {
-		memcpy(&w, p, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
-		h ^= h >> 29;
-		p += 8;
-		n -= 8;
-	}
+	memcpy(&w, p, 8);
+	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+static inline uint64_t
+hash_bytes(uint64_t h, const uint8_t *p, size_t n)
+{
+	for (; n >= 8; p += 8, n -= 8)
+		h = hash_word(h, p);
 	while (n-- > 0)
 		h = (h ^ *p++) * 0x100000001b3ULL;
 	return h;
@@ -245,45 +330,81 @@ hash_bytes(uint64_t h, const uint8_t *p, size_t n)
 static uint64_t
 hash_key(const dtc_aggdesc *d, const uint8_t *e)
 {
-	uint64_t h = 0xcbf29ce484222325ULL ^ d->size;
+	uint64_t h = HASH_SEED(d->size);
 	uint32_t j;
 
 	for (j = 0; j + 1 < d->nrecs; j++)
 		h = hash_bytes(h, e + d->recs[j].offset, d->recs[j].size);
-	h ^= h >> 31;
-	return h;
+	return HASH_FINAL(h);
 }
 
-/* Chain every live entry into the current bucket array. */
+static inline size_t
+tab_start(const dtcp_aggstate *a, uint64_t h)
+{
+	return (size_t)h & (a->ntab - 1) & ~(size_t)(SLOT_LINE - 1);
+}
+
+/* Place an entry known to be absent (no equal key) into the table. */
+static void
+tab_put(struct slot *t, size_t ntab, uint64_t h, uint8_t *data)
+{
+	size_t mask = ntab - 1, i;
+
+	for (i = (size_t)h & mask & ~(size_t)(SLOT_LINE - 1); t[i].data != NULL;
+	    i = (i + 1) & mask)
+		;
+	t[i].hash = h;
+	t[i].data = data;
+}
+
+/*
+ * Put every live entry into the current table, in creation order: then
+ * entries of equal hash lie along their probe sequence oldest first,
+ * which lookup() relies on.
+ */
 static void
 relink(dtcp_aggstate *a)
 {
 	size_t i;
 
-	memset(a->buckets, 0, a->nbuckets * sizeof(*a->buckets));
+	memset(a->tab, 0, a->ntab * sizeof(*a->tab));
 	for (i = 0; i < a->nents; i++) {
-		struct agg_ent *e = &a->ents[i];
-		size_t k;
-
-		if (e->dead)
-			continue;
-		k = e->hash & (a->nbuckets - 1);
-		e->next = a->buckets[k];
-		a->buckets[k] = (uint32_t)i + 1;
+		if (!a->ents[i].dead)
+			tab_put(a->tab, a->ntab, a->ents[i].hash,
+			    a->ents[i].data);
 	}
 }
 
 static int
-rehash(dtcp_aggstate *a, size_t nb)
+rehash(dtcp_aggstate *a, size_t n)
 {
-	uint32_t *b;
+	struct slot *t, *o = a->tab;
+	size_t i, k, e0 = 0, on = a->ntab;
+	void *p;
 
-	if ((b = calloc(nb, sizeof(*b))) == NULL)
+	if (n > SIZE_MAX / sizeof(*t) ||
+	    posix_memalign(&p, n * sizeof(*t) >= HUGE_PAGE ? HUGE_PAGE : 64,
+	    n * sizeof(*t)) != 0)
 		return -1;
-	free(a->buckets);
-	a->buckets = b;
-	a->nbuckets = nb;
-	relink(a);
+	t = p;
+	advise_huge(t, n * sizeof(*t));
+	memset(t, 0, n * sizeof(*t));
+	/*
+	 * Move the slots in table order, which is cache friendly (a slot
+	 * goes to one of two places), from an empty slot on: then no run
+	 * wraps around, and entries of one hash keep their order (oldest
+	 * first, as relink() puts them).  The table is never full.
+	 */
+	while (on != 0 && o[e0].data != NULL)
+		e0++;
+	for (k = 0; k < on; k++) {
+		i = (e0 + k) & (on - 1);
+		if (o[i].data != NULL)
+			tab_put(t, n, o[i].hash, o[i].data);
+	}
+	free(o);
+	a->tab = t;
+	a->ntab = n;
 	return 0;
 }
 
@@ -369,7 +490,7 @@ dtcp_agg_free(dtcp_aggstate *a)
 	if (a == NULL)
 		return;
 	free(a->ents);
-	free(a->buckets);
+	free(a->tab);
 	arena_free_chunks(a->chunks);
 	free(a->scratch);
 	free(a->printed.keys);
@@ -603,6 +724,21 @@ add_word(uint8_t *dst, const uint8_t *src, int swap)
 	dtcp_st64(dst, dtcp_ld64(dst, swap) + dtcp_ld64(src, swap), swap);
 }
 
+/* add_word() of n words in host order, without a byte order test each */
+static inline void
+add_words(uint8_t *dst, const uint8_t *src, uint32_t n)
+{
+	uint64_t u, v;
+	uint32_t i;
+
+	for (i = 0; i < n; i++) {
+		memcpy(&u, dst + 8 * (size_t)i, 8);
+		memcpy(&v, src + 8 * (size_t)i, 8);
+		u += v;
+		memcpy(dst + 8 * (size_t)i, &u, 8);
+	}
+}
+
 static void
 merge_value(uint16_t func, uint8_t *dst, const uint8_t *src, uint32_t size,
     int swap)
@@ -634,8 +770,12 @@ merge_value(uint16_t func, uint8_t *dst, const uint8_t *src, uint32_t size,
 		 * own, so stddev's 128-bit sum of squares gets no carry from
 		 * its low word into its high word, exactly as libdtrace.
 		 */
-		for (i = 0; i < nw; i++)
-			add_word(dst + 8 * i, src + 8 * i, swap);
+		if (swap) {
+			for (i = 0; i < nw; i++)
+				add_word(dst + 8 * i, src + 8 * i, swap);
+		} else {
+			add_words(dst, src, nw);
+		}
 		break;
 	}
 }
@@ -671,49 +811,204 @@ check_desc(const dtc_aggdesc *d, const char **why)
 	return 0;
 }
 
-static struct agg_ent *
-lookup(dtcp_aggstate *a, const dtc_aggdesc *d, const uint8_t *e, uint64_t h)
+/*
+ * What the merge needs of an aggid.  The aggids of a buffer interleave,
+ * so the merge keeps these per call in a small table instead of looking
+ * the desc up and checking it for every entry (the metadata may change
+ * between calls, never during one).
+ */
+struct dinfo {
+	const dtc_aggdesc *d;       /* NULL: unused */
+	uint32_t id;
+	int code;                   /* check_desc's verdict, 0: usable */
+	const char *why;
+	int symkeys;
+	int plain;                  /* usable, without symbol keys */
+	uint32_t size;              /* the rest are d's, once usable */
+	uint32_t voff, vsize;       /* the value record */
+	/* identity records as kwords 8-byte words from koff; 0: they are not */
+	uint32_t koff, kwords;
+};
+#define DCACHE 64                   /* a power of two */
+
+static void
+dinfo_fill(struct dinfo *x, const dtc_aggdesc *d, uint32_t id)
 {
-	uint32_t i, j;
+	uint32_t j, end;
 
-	if (a->nbuckets == 0)
-		return NULL;
-	for (i = a->buckets[h & (a->nbuckets - 1)]; i != 0;
-	    i = a->ents[i - 1].next) {
-		struct agg_ent *x = &a->ents[i - 1];
+	memset(x, 0, sizeof(*x));
+	x->d = d;
+	x->id = id;
+	x->size = d->size;
+	if ((x->code = check_desc(d, &x->why)) != 0)
+		return;
+	x->symkeys = has_symkeys(d);
+	x->plain = !x->symkeys;
+	x->voff = valrec(d)->offset;
+	x->vsize = valrec(d)->size;
+	end = x->koff = d->recs[0].offset;
+	for (j = 0; j + 1 < d->nrecs; j++) {
+		if (d->recs[j].offset != end || d->recs[j].size % 8 != 0)
+			break;
+		end += d->recs[j].size;
+	}
+	if (j + 1 == d->nrecs)
+		x->kwords = (end - x->koff) / 8;
+}
 
-		if (x->hash != h || x->size != d->size)
-			continue;
-		for (j = 0; j + 1 < d->nrecs; j++) {
-			const dtc_recdesc *rd = &d->recs[j];
+/* The aggid's dinfo, or NULL: unknown aggid, or the table is full. */
+static const struct dinfo *
+dinfo_add(struct dinfo *dc, const dtcp_meta *m, uint32_t id)
+{
+	const dtc_aggdesc *d;
+	uint32_t i;
 
-			if (memcmp(x->data + rd->offset, e + rd->offset,
-			    rd->size) != 0)
-				break;
-		}
-		if (j + 1 == d->nrecs)
+	for (i = 0; i < DCACHE; i++) {
+		struct dinfo *x = &dc[(id + i) & (DCACHE - 1)];
+
+		if (x->d != NULL && x->id == id)
 			return x;
+		if (x->d == NULL) {
+			if ((d = dtcp_meta_agg(m, id)) == NULL)
+				return NULL;
+			dinfo_fill(x, d, id);
+			return x;
+		}
 	}
 	return NULL;
 }
 
-static struct agg_ent *
+static inline const struct dinfo *
+dinfo_get(struct dinfo *dc, const dtcp_meta *m, uint32_t id)
+{
+	const struct dinfo *x = &dc[id & (DCACHE - 1)];
+
+	if (x->id == id && x->d != NULL)
+		return x;
+	return dinfo_add(dc, m, id);
+}
+
+/* hash_key() of an entry of a usable desc */
+static inline uint64_t
+hash_ent(const struct dinfo *di, const uint8_t *e)
+{
+	const uint8_t *p = e + di->koff;
+	uint64_t h;
+	uint32_t i;
+
+	h = HASH_SEED(di->size);
+	if (di->kwords == 2) {
+		/* the variable id and one key of 8 bytes, unrolled */
+		h = hash_word(hash_word(h, p), p + 8);
+		return HASH_FINAL(h);
+	}
+	if (di->kwords == 0)
+		return hash_key(di->d, e);
+	for (i = 0; i < di->kwords; i++, p += 8)
+		h = hash_word(h, p);
+	return HASH_FINAL(h);
+}
+
+/* The identity records of two entries of desc di's size. */
+static inline int
+key_equal(const struct dinfo *di, const uint8_t *x, const uint8_t *e)
+{
+	const dtc_aggdesc *d = di->d;
+	uint64_t u, v, diff = 0;
+	uint32_t j;
+
+	if (di->kwords != 0) {
+		x += di->koff;
+		e += di->koff;
+		if (di->kwords == 2) {
+			memcpy(&u, x, 8);
+			memcpy(&v, e, 8);
+			diff = u ^ v;
+			memcpy(&u, x + 8, 8);
+			memcpy(&v, e + 8, 8);
+			return (diff | (u ^ v)) == 0;
+		}
+		for (j = 0; j < di->kwords; j++) {
+			memcpy(&u, x + 8 * (size_t)j, 8);
+			memcpy(&v, e + 8 * (size_t)j, 8);
+			diff |= u ^ v;
+		}
+		return diff == 0;
+	}
+	for (j = 0; j + 1 < d->nrecs; j++) {
+		const dtc_recdesc *rd = &d->recs[j];
+
+		if (memcmp(x + rd->offset, e + rd->offset, rd->size) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The copy of the entry that e merges into, or NULL and *at, the empty
+ * slot where e goes.  The table must not be empty.
+ *
+ * Entries of different descs (layouts) can all equal e under e's desc
+ * while differing under their own; libdtrace then merges into the newest
+ * (its hash chains put new entries first).  That needs two entries with
+ * the same hash and size, which a miss notes in a->dupes; from then on
+ * the whole probe sequence is searched for the last (newest) match.
+ */
+static __attribute__((noinline)) uint8_t *
+lookup(dtcp_aggstate *a, const struct dinfo *di, const uint8_t *e,
+    uint64_t h, size_t *at)
+{
+	size_t mask = a->ntab - 1, i;
+	uint8_t *found = NULL;
+	int same = 0;
+
+	for (i = tab_start(a, h); a->tab[i].data != NULL; i = (i + 1) & mask) {
+		uint8_t *x = a->tab[i].data;
+
+		if (a->tab[i].hash != h || ent_hdr(x)->size != di->size)
+			continue;
+		if (!key_equal(di, x, e)) {
+			same = 1;
+		} else if (!a->dupes) {
+			return x;
+		} else {
+			found = x;
+		}
+	}
+	if (found == NULL && same)
+		a->dupes = 1;
+	*at = i;
+	return found;
+}
+
+/* A new entry; at is its slot from lookup(), or SIZE_MAX. */
+static __attribute__((noinline)) int
 insert(dtcp_aggstate *a, const dtc_aggdesc *d, const uint8_t *e, uint64_t h,
-    int swap)
+    size_t at, int swap)
 {
 	struct agg_ent *x;
+	struct ent_hdr *hd;
 	uint8_t *copy;
-	size_t k;
 
 	if (a->nents >= UINT32_MAX - 1)
-		return NULL;
+		return -1;
 	if (grow(&a->ents, &a->capents, a->nents + 1, sizeof(*a->ents)) != 0)
-		return NULL;
-	if ((a->nents + 1) * 4 > a->nbuckets * 3 &&
-	    rehash(a, a->nbuckets ? a->nbuckets * 2 : 1024) != 0)
-		return NULL;
-	if ((copy = arena_alloc(a, d->size)) == NULL)
-		return NULL;
+		return -1;
+	if (a->ntab == 0 || TAB_FULL(a->nents + 1, a->ntab)) {
+		if (a->ntab > SIZE_MAX / 2 ||
+		    rehash(a, a->ntab ? a->ntab * 2 : TAB_MIN) != 0)
+			return -1;
+		at = SIZE_MAX;
+	}
+	if ((copy = arena_alloc(a, HDR_SIZE + (size_t)d->size)) == NULL)
+		return -1;
+	hd = (struct ent_hdr *)(void *)copy;
+	hd->size = d->size;
+	hd->func = valrec(d)->action;
+	hd->addall = hd->func != DTC_AGG_MIN && hd->func != DTC_AGG_MAX &&
+	    hd->func != DTC_AGG_LQUANTIZE && hd->func != DTC_AGG_LLQUANTIZE;
+	hd->unused = 0;
+	copy += HDR_SIZE;
 	memcpy(copy, e, d->size);
 	x = &a->ents[a->nents];
 	memset(x, 0, sizeof(*x));
@@ -724,12 +1019,14 @@ insert(dtcp_aggstate *a, const dtc_aggdesc *d, const uint8_t *e, uint64_t h,
 	x->hash = h;
 	x->size = d->size;
 	x->idx = (uint32_t)a->nents;
-	x->func = valrec(d)->action;
-	k = h & (a->nbuckets - 1);
-	x->next = a->buckets[k];
-	a->buckets[k] = (uint32_t)a->nents + 1;
+	if (at == SIZE_MAX) {
+		tab_put(a->tab, a->ntab, h, copy);
+	} else {
+		a->tab[at].hash = h;
+		a->tab[at].data = copy;
+	}
 	a->nents++;
-	return x;
+	return 0;
 }
 
 static int warn(dtc_error *err, const dtc_reader *r, int code, int cpu,
@@ -750,77 +1047,226 @@ warn(dtc_error *err, const dtc_reader *r, int code, int cpu, size_t offs,
 }
 
 /*
- * Prefetching ahead of the merge.  With a million keys every lookup
- * misses the cache three times in a row (bucket head, entry, entry
- * data), and the merge waited on memory almost all the time.  A cursor
- * runs PF_AHEAD entries ahead of the merge, hashes them and prefetches
- * their bucket head; PF_ENT entries ahead the head entry is prefetched,
- * PF_DATA ahead its data.  These are hints only: the merge itself looks
- * every entry up as before.  The cursor stops at anything unusual
- * (unknown aggid, bad desc, symbol keys to rewrite) and the merge then
- * goes on without hints.
+ * The merge is a pipeline over a ring of entries.  With a million keys a
+ * lookup misses the cache twice in a row (slot line, entry bytes), and
+ * one entry at a time the merge would wait on memory most of the time:
+ *
+ *   parse  PF_AHEAD entries ahead: check the entry, hash it, prefetch
+ *          its slot line;
+ *   probe  PF_DATA entries ahead: that line has arrived; remember the
+ *          copy whose hash matches and prefetch its bytes;
+ *   merge  the entry, normally without waiting for either.
+ *
+ * The parse stops at anything but a plain entry of a usable desc (an
+ * unknown aggid, a bad desc, an overrun, symbol keys to rewrite); once
+ * the ring has drained, that entry goes through slow_one(), which keeps
+ * every rule of dt_aggregate_snap_cpu, and the pipeline starts again
+ * after it.
  */
-#define PF_AHEAD 32
-#define PF_ENT 16
-#define PF_DATA 6
-#define PF_RING 64                  /* > PF_AHEAD, a power of two */
+#define PF_AHEAD 24
+#define PF_DATA 10
+#define PF_RING 32                  /* >= PF_AHEAD, a power of two */
 
-struct prefetch {
-	size_t offs;                /* next entry to scan */
-	uint64_t n;                 /* entries scanned */
-	int stop;
-	uint32_t lastid;
-	const dtc_aggdesc *d;
-	uint64_t h[PF_RING];        /* hash of entry k at h[k % PF_RING] */
+struct pend {
+	const uint8_t *e;
+	const struct dinfo *di;     /* in the per-call table: not moved */
+	uint64_t hash;
+	uint8_t *x;                 /* a copy of the same hash, or NULL */
 };
 
-static void
-prefetch_ahead(const dtcp_aggstate *a, const dtcp_meta *m, struct prefetch *p,
-    const uint8_t *buf, size_t len, uint64_t n, int swap)
+/* Merge e, hashed h, into the state: 0, or -1 out of memory. */
+static __attribute__((noinline)) int
+merge_ent(dtcp_aggstate *a, const struct dinfo *di, const uint8_t *e,
+    uint64_t h, int swap)
 {
-	const char *why;
-	uint64_t k;
-	uint32_t i;
+	size_t at = SIZE_MAX;
+	uint8_t *x = NULL;
 
-	while (!p->stop && p->n < n + PF_AHEAD && p->offs < len) {
-		uint32_t id;
+	if (a->ntab != 0)
+		x = lookup(a, di, e, h, &at);
+	if (x == NULL)
+		return insert(a, di->d, e, h, at, swap);
+	merge_value(ent_hdr(x)->func, x + di->voff, e + di->voff, di->vsize,
+	    swap);
+	return 0;
+}
 
-		if (len - p->offs < 4) {
-			p->stop = 1;
-			break;
+/*
+ * One entry (or filler) at *offs, which the pipeline does not take: 0 to
+ * go on after it, -1 to return *rv.
+ */
+static int
+slow_one(dtcp_aggstate *a, const dtc_reader *r, int cpu, const uint8_t *buf,
+    size_t len, size_t *offs, dtc_error *err, int *rv)
+{
+	const dtcp_meta *m = dtcp_reader_meta(r);
+	int swap = dtcp_reader_swap(r);
+	const dtc_aggdesc *d;
+	const uint8_t *e;
+	struct dinfo di;
+	uint32_t id;
+
+	if (len - *offs < 4) {
+		*rv = warn(err, r, DTC_E_OVERRUN, cpu, *offs,
+		    "aggregation buffer ends inside an aggregation id");
+		return -1;
+	}
+	id = dtcp_ld32(buf + *offs, swap);
+	if (id == 0) {
+		/* DTRACE_AGGIDNONE: alignment filler */
+		*offs += 4;
+		return 0;
+	}
+	if ((d = dtcp_meta_agg(m, id)) == NULL) {
+		/* its size is unknown: nothing after it can be found */
+		*rv = warn(err, r, DTC_E_BADAGGID, cpu, *offs,
+		    "unknown aggregation id %u; rest of the aggregation "
+		    "buffer skipped", id);
+		return -1;
+	}
+	dinfo_fill(&di, d, id);
+	if (di.code != 0) {
+		*rv = warn(err, r, di.code, cpu, *offs,
+		    "aggregation id %u: %s", id, di.why);
+		if (d->size == 0 || d->size > len - *offs)
+			return -1;
+		*offs += d->size;
+		return 0;
+	}
+	if (d->size > len - *offs) {
+		*rv = warn(err, r, DTC_E_OVERRUN, cpu, *offs,
+		    "aggregation id %u: entry overruns the aggregation buffer",
+		    id);
+		return -1;
+	}
+	e = buf + *offs;
+	if (di.symkeys) {
+		if (grow(&a->scratch, &a->capscratch, d->size, 1) != 0)
+			goto nomem;
+		memcpy(a->scratch, e, d->size);
+		rewrite_symkeys(a, r, d, a->scratch, swap);
+		e = a->scratch;
+	}
+	if (merge_ent(a, &di, e, hash_ent(&di, e), swap) != 0)
+		goto nomem;
+	*offs += d->size;
+	return 0;
+nomem:
+	dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r), -1,
+	    (long long)*offs, cpu, "out of memory merging aggregations");
+	*rv = DTC_FAILED;
+	return -1;
+}
+
+/*
+ * The probe stage: the first slot of p's hash in its first line, without
+ * a loop whose length the branch predictor cannot guess.  Nothing found
+ * there leaves p->x NULL and the merge to look up; a full line that does
+ * not hold it means the probe goes on in the next line, fetched now.
+ */
+static inline void
+probe_line(const struct slot *tab, size_t mask, struct pend *p)
+{
+	const struct slot *s = &tab[p->hash & mask & ~(size_t)(SLOT_LINE - 1)];
+	uint64_t h = p->hash;
+	unsigned m;
+
+	/* an empty slot that matches (hash 0) gives no copy: no hint */
+	m = (unsigned)(s[0].hash == h) | (unsigned)(s[1].hash == h) << 1 |
+	    (unsigned)(s[2].hash == h) << 2 | (unsigned)(s[3].hash == h) << 3;
+	if (m != 0) {
+		if ((p->x = s[__builtin_ctz(m)].data) != NULL) {
+			__builtin_prefetch(p->x - HDR_SIZE, 1);
+			__builtin_prefetch(p->x + p->di->size - 1, 1);
 		}
-		if ((id = dtcp_ld32(buf + p->offs, swap)) == 0) {
-			p->offs += 4;
-			continue;
-		}
-		if (id != p->lastid) {
-			p->d = dtcp_meta_agg(m, id);
-			p->lastid = id;
-			if (p->d == NULL || check_desc(p->d, &why) != 0 ||
-			    has_symkeys(p->d)) {
-				p->stop = 1;
+	} else if (s[SLOT_LINE - 1].data != NULL) {
+		/* a line fills from its start: full, and the probe goes on */
+		__builtin_prefetch(&tab[(size_t)(s - tab + SLOT_LINE) & mask]);
+	}
+}
+
+/*
+ * The pipeline over buf from *offs up to an entry that it does not take,
+ * or the end: 0, or -1 out of memory merging the entry at *offs.  Each
+ * caller passes swap as a constant, for a copy without byte order tests.
+ */
+static inline __attribute__((always_inline)) int
+pipeline(dtcp_aggstate *a, const dtcp_meta *m, struct dinfo *dc,
+    const uint8_t *buf, size_t len, size_t *offsp, const int swap)
+{
+	struct pend ring[PF_RING];
+	size_t offs = *offsp;
+	uint64_t head = 0, mid = 0, tail = 0;  /* parsed, probed, merged */
+	/* a's table in locals: the merge's byte stores could alias it */
+	const struct slot *tab = a->tab;
+	size_t mask = a->ntab - 1;
+	int more = 1;
+
+	for (;;) {
+		while (more && head - tail < PF_AHEAD) {
+			struct pend *p = &ring[head & (PF_RING - 1)];
+			const struct dinfo *di;
+			uint32_t id;
+
+			if (len - offs < 4) {
+				more = 0;
 				break;
 			}
+			if ((id = dtcp_ld32(buf + offs, swap)) == 0) {
+				offs += 4;
+				continue;
+			}
+			di = dinfo_get(dc, m, id);
+			if (di == NULL || !di->plain || di->size > len - offs) {
+				more = 0;
+				break;
+			}
+			p->e = buf + offs;
+			p->di = di;
+			p->hash = hash_ent(di, p->e);
+			p->x = NULL;
+			if (tab != NULL)
+				__builtin_prefetch(&tab[p->hash & mask &
+				    ~(size_t)(SLOT_LINE - 1)]);
+			offs += di->size;
+			head++;
 		}
-		if (p->d->size > len - p->offs) {
-			p->stop = 1;
+		for (; mid != head && mid - tail < PF_DATA; mid++) {
+			if (tab != NULL)
+				probe_line(tab, mask, &ring[mid & (PF_RING - 1)]);
+		}
+		if (tail == head)
 			break;
+		{
+			struct pend *p = &ring[tail & (PF_RING - 1)];
+			const struct dinfo *di = p->di;
+			const struct ent_hdr *hd;
+			uint8_t *x = p->x;
+
+			if (x != NULL && !a->dupes &&
+			    (hd = ent_hdr(x))->size == di->size &&
+			    key_equal(di, x, p->e)) {
+				/* without dupes, a copy of the same hash, size
+				 * and key is the one lookup() would find */
+				if (hd->addall && !swap)
+					add_words(x + di->voff, p->e + di->voff,
+					    di->vsize / 8);
+				else
+					merge_value(hd->func, x + di->voff,
+					    p->e + di->voff, di->vsize, swap);
+			} else {
+				if (merge_ent(a, di, p->e, p->hash, swap) != 0) {
+					*offsp = (size_t)(p->e - buf);
+					return -1;
+				}
+				tab = a->tab;
+				mask = a->ntab - 1;
+			}
+			tail++;
 		}
-		p->h[p->n % PF_RING] = hash_key(p->d, buf + p->offs);
-		if (a->nbuckets != 0)
-			__builtin_prefetch(&a->buckets[p->h[p->n % PF_RING] &
-			    (a->nbuckets - 1)]);
-		p->offs += p->d->size;
-		p->n++;
 	}
-	if (a->nbuckets == 0)
-		return;
-	if ((k = n + PF_ENT) < p->n &&
-	    (i = a->buckets[p->h[k % PF_RING] & (a->nbuckets - 1)]) != 0)
-		__builtin_prefetch(&a->ents[i - 1]);
-	if ((k = n + PF_DATA) < p->n &&
-	    (i = a->buckets[p->h[k % PF_RING] & (a->nbuckets - 1)]) != 0)
-		__builtin_prefetch(a->ents[i - 1].data);
+	*offsp = offs;
+	return 0;
 }
 
 int
@@ -828,83 +1274,27 @@ dtcp_agg_snap(dtcp_aggstate *a, const dtc_reader *r, int cpu,
     const uint8_t *buf, size_t len, dtc_error *err)
 {
 	const dtcp_meta *m = dtcp_reader_meta(r);
-	int swap = dtcp_reader_swap(r);
-	const dtc_aggdesc *d = NULL, *okdesc = NULL;
-	uint32_t id, lastid = 0;
-	int rv = DTC_OK, code, symkeys = 0;
-	const char *why;
+	int swap = dtcp_reader_swap(r), rv = DTC_OK, rc;
+	struct dinfo dc[DCACHE];
 	size_t offs = 0;
-	struct prefetch pf;
-	uint64_t n = 0;             /* entries merged or skipped */
 
-	memset(&pf, 0, sizeof(pf));
+	memset(dc, 0, sizeof(dc));
 	while (offs < len) {
-		const uint8_t *e;
-		struct agg_ent *x;
-		const dtc_recdesc *vr;
-		uint64_t h;
-
-		if (len - offs < 4) {
-			return warn(err, r, DTC_E_OVERRUN, cpu, offs,
-			    "aggregation buffer ends inside an aggregation id");
+		if (swap)
+			rc = pipeline(a, m, dc, buf, len, &offs, 1);
+		else
+			rc = pipeline(a, m, dc, buf, len, &offs, 0);
+		if (rc != 0) {
+			dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r),
+			    -1, (long long)offs, cpu,
+			    "out of memory merging aggregations");
+			return DTC_FAILED;
 		}
-		id = dtcp_ld32(buf + offs, swap);
-		if (id == 0) {
-			/* DTRACE_AGGIDNONE: alignment filler */
-			offs += 4;
-			continue;
-		}
-		if (id != lastid || d == NULL) {
-			d = dtcp_meta_agg(m, id);
-			lastid = id;
-		}
-		if (d == NULL) {
-			/* its size is unknown: nothing after it can be found */
-			return warn(err, r, DTC_E_BADAGGID, cpu, offs,
-			    "unknown aggregation id %u; rest of the aggregation "
-			    "buffer skipped", id);
-		}
-		prefetch_ahead(a, m, &pf, buf, len, n++, swap);
-		if (d != okdesc) {
-			if ((code = check_desc(d, &why)) != 0) {
-				rv = warn(err, r, code, cpu, offs,
-				    "aggregation id %u: %s", id, why);
-				if (d->size == 0 || d->size > len - offs)
-					return rv;
-				offs += d->size;
-				continue;
-			}
-			okdesc = d;
-			symkeys = has_symkeys(d);
-		}
-		if (d->size > len - offs) {
-			return warn(err, r, DTC_E_OVERRUN, cpu, offs,
-			    "aggregation id %u: entry overruns the aggregation "
-			    "buffer", id);
-		}
-		e = buf + offs;
-		if (symkeys) {
-			if (grow(&a->scratch, &a->capscratch, d->size, 1) != 0)
-				goto nomem;
-			memcpy(a->scratch, e, d->size);
-			rewrite_symkeys(a, r, d, a->scratch, swap);
-			e = a->scratch;
-		}
-		h = hash_key(d, e);
-		vr = valrec(d);
-		if ((x = lookup(a, d, e, h)) != NULL) {
-			merge_value(x->func, x->data + vr->offset,
-			    e + vr->offset, vr->size, swap);
-		} else if (insert(a, d, e, h, swap) == NULL) {
-			goto nomem;
-		}
-		offs += d->size;
+		if (offs < len &&
+		    slow_one(a, r, cpu, buf, len, &offs, err, &rv) != 0)
+			return rv;
 	}
 	return rv;
-nomem:
-	dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r), -1,
-	    (long long)offs, cpu, "out of memory merging aggregations");
-	return DTC_FAILED;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1435,7 +1825,8 @@ compact(dtcp_aggstate *a)
 
 	for (i = 0; i < a->nents; i++) {
 		if (!a->ents[i].dead)
-			live += (a->ents[i].size + 7) & ~(size_t)7;
+			live += (HDR_SIZE + (size_t)a->ents[i].size + 7) &
+			    ~(size_t)7;
 	}
 	copy = a->arena_bytes > CHUNK_MIN && live < a->arena_bytes / 2;
 	if (copy) {
@@ -1450,14 +1841,15 @@ compact(dtcp_aggstate *a)
 		if (e->dead)
 			continue;
 		if (copy) {
-			uint8_t *p = arena_alloc(a, e->size);
+			uint8_t *p = arena_alloc(a, HDR_SIZE + (size_t)e->size);
 
 			if (p == NULL) {
 				/* keep the old arena alive: it still holds data */
 				copy = 0;
 			} else {
-				memcpy(p, e->data, e->size);
-				e->data = p;
+				memcpy(p, e->data - HDR_SIZE,
+				    HDR_SIZE + (size_t)e->size);
+				e->data = p + HDR_SIZE;
 			}
 		}
 		e->idx = (uint32_t)n;
@@ -1478,8 +1870,8 @@ compact(dtcp_aggstate *a)
 	a->nents = n;
 	a->ndead = 0;
 	a->live_bytes = live;
-	/* indexes moved: rechain in place (no allocation that could fail) */
-	if (a->nbuckets != 0)
+	/* entries moved: refill in place (no allocation that could fail) */
+	if (a->ntab != 0)
 		relink(a);
 }
 
