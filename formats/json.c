@@ -47,6 +47,10 @@ typedef struct jout {
 	size_t keylen;
 	char *tmp;               /* hex and Latin-1 scratch */
 	size_t tmpcap;
+	/* jansson's escape of each ASCII byte that needs one (esclen 0:
+	 * not asked yet); "\u001f" is the longest */
+	char esc[128][6];
+	unsigned char esclen[128];
 	int flush;               /* flush every line (see flush_lines) */
 } jout;
 
@@ -264,36 +268,47 @@ u128(model_out *o, uint64_t hi, uint64_t lo)
 		append(j, p, (size_t)(s + sizeof(s) - p));
 }
 
+/* Append jansson's encoding of v (consumed); quotes: keep them. */
+static void
+dump_json(jout *j, json_t *v, int quotes)
+{
+	size_t n, cap = 64;
+	char *p;
+
+	for (;;) {
+		if ((p = room(j, cap)) == NULL)
+			break;
+		n = json_dumpb(v, p, cap, JSON_ENCODE_ANY | JSON_COMPACT);
+		if (n == 0 || (!quotes && n < 2)) {
+			j->nomem = 1;
+			break;
+		}
+		if (n <= cap) {
+			if (!quotes) {
+				memmove(p, p + 1, n - 2);
+				n -= 2;
+			}
+			j->len += n;
+			break;
+		}
+		cap = n;
+	}
+	json_decref(v);
+}
+
 /* Write jansson's encoding of v (consumed) as the next value. */
 static void
 put_json(jout *j, json_t *v)
 {
-	size_t n, cap;
-	char *p;
-
 	if (v == NULL) {
 		/* json_real of a NaN: a tree would have had no member */
 		j->key = NULL;
 		return;
 	}
-	if (begin_value(j)) {
-		cap = 64;
-		for (;;) {
-			if ((p = room(j, cap)) == NULL)
-				break;
-			n = json_dumpb(v, p, cap, JSON_ENCODE_ANY | JSON_COMPACT);
-			if (n == 0) {
-				j->nomem = 1;
-				break;
-			}
-			if (n <= cap) {
-				j->len += n;
-				break;
-			}
-			cap = n;
-		}
-	}
-	json_decref(v);
+	if (begin_value(j))
+		dump_json(j, v, 1);
+	else
+		json_decref(v);
 }
 
 static int
@@ -332,15 +347,92 @@ static const unsigned char plain[256] = {
 	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
+/* The body of jansson's encoding of the ASCII byte c, which is not
+ * plain: asked of jansson once per byte value, then reused. */
+static int
+ascii_escape(jout *j, unsigned char c)
+{
+	char *p;
+	json_t *v;
+	size_t mark;
+
+	if (j->esclen[c] == 0) {
+		mark = j->len;
+		if ((v = json_stringn((const char *)&c, 1)) == NULL) {
+			j->nomem = 1;
+			return -1;
+		}
+		dump_json(j, v, 0);
+		if (j->nomem || j->len - mark == 0 ||
+		    j->len - mark > sizeof(j->esc[c])) {
+			j->nomem = 1;
+			return -1;
+		}
+		memcpy(j->esc[c], j->line + mark, j->len - mark);
+		j->esclen[c] = (unsigned char)(j->len - mark);
+		return 0;
+	}
+	if ((p = room(j, j->esclen[c])) == NULL)
+		return -1;
+	memcpy(p, j->esc[c], j->esclen[c]);
+	j->len += j->esclen[c];
+	return 0;
+}
+
+/*
+ * The quoted string s, in pieces: runs of plain bytes as they are, each
+ * other ASCII byte as jansson escapes it, each run of bytes >= 0x80 as
+ * jansson encodes it.  jansson escapes a character at a time and a
+ * multibyte character never holds an ASCII byte, so the pieces make
+ * exactly its encoding of the whole string; and the whole is valid
+ * UTF-8 exactly when every run >= 0x80 is.  Returns 1 when one is not
+ * (nothing sensible was written), 0 when done, -1 when out of memory.
+ */
+static int
+pieces(jout *j, const char *s, size_t len)
+{
+	const unsigned char *b = (const unsigned char *)s;
+	size_t i = 0, k;
+	json_t *v;
+	char *p;
+
+	if ((p = room(j, 1)) == NULL)
+		return -1;
+	*p = '"';
+	j->len++;
+	while (i < len) {
+		for (k = i; k < len && plain[b[k]]; k++)
+			continue;
+		if (k > i) {
+			append(j, s + i, k - i);
+			i = k;
+			continue;
+		}
+		if (b[i] < 0x80) {
+			if (ascii_escape(j, b[i]) != 0)
+				return -1;
+			i++;
+			continue;
+		}
+		for (k = i; k < len && b[k] >= 0x80; k++)
+			continue;
+		if ((v = json_stringn(s + i, k - i)) == NULL)
+			return 1;
+		dump_json(j, v, 0);
+		i = k;
+	}
+	append(j, "\"", 1);
+	return j->nomem ? -1 : 0;
+}
+
 static void
 str(model_out *o, const char *s, size_t len)
 {
 	jout *j = (jout *)o;
-	json_t *v;
-	size_t i;
+	size_t i, n, mark;
 	char *p;
 
-	/* most strings (names, messages) only need their quotes */
+	/* most strings (names) only need their quotes */
 	for (i = 0; i < len && plain[(unsigned char)s[i]]; i++)
 		continue;
 	if (i == len) {
@@ -352,30 +444,28 @@ str(model_out *o, const char *s, size_t len)
 		}
 		return;
 	}
-	/* json_stringn checks UTF-8 and gives NULL when the bytes are not
-	 * (capture bytes are arbitrary): keep them readable as Latin-1
-	 * rather than lose them */
-	if ((v = json_stringn(s, len)) == NULL) {
-		size_t n = 0;
+	if (!begin_value(j))
+		return;
+	mark = j->len;
+	if (pieces(j, s, len) != 1)
+		return;
+	/* not UTF-8 (capture bytes are arbitrary): keep them readable as
+	 * Latin-1 rather than lose them */
+	j->len = mark;
+	if (len > (SIZE_MAX - 1) / 2 || grow_tmp(j, len * 2 + 1) != 0)
+		return;
+	for (i = n = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
 
-		if (len > (SIZE_MAX - 1) / 2 || grow_tmp(j, len * 2 + 1) != 0)
-			return;
-		for (i = 0; i < len; i++) {
-			unsigned char c = (unsigned char)s[i];
-
-			if (c < 0x80) {
-				j->tmp[n++] = (char)c;
-			} else {
-				j->tmp[n++] = (char)(0xc0 | c >> 6);
-				j->tmp[n++] = (char)(0x80 | (c & 0x3f));
-			}
-		}
-		if ((v = json_stringn(j->tmp, n)) == NULL) {
-			j->nomem = 1;
-			return;
+		if (c < 0x80) {
+			j->tmp[n++] = (char)c;
+		} else {
+			j->tmp[n++] = (char)(0xc0 | c >> 6);
+			j->tmp[n++] = (char)(0x80 | (c & 0x3f));
 		}
 	}
-	put_json(j, v);
+	if (pieces(j, j->tmp, n) == 1)
+		j->nomem = 1;
 }
 
 static void

@@ -164,10 +164,19 @@ START_TEST(json_strings)
 	OP(&s, str, "a\0b", 3);                  /* NUL inside */
 	OP(&s, str, "\x7f/", 2);                 /* DEL and / unescaped */
 	OP(&s, str, "", 0);
+	/* escapes written piecewise: a second time from what was kept, next
+	 * to UTF-8, and in a string that turns out not to be UTF-8 after
+	 * them (all of it Latin-1 then, the valid part too) */
+	OP(&s, str, "x\n\n", 3);
+	OP(&s, str, "\xc3\xa9\t\xe2\x82\xac\"", 7);
+	OP(&s, str, "\xc3\xa9\n\xe9z", 5);
+	OP(&s, str, "\xe2\x82", 2);                 /* cut in the middle */
 	OP(&s, arr_end);
 	LINE_END(&s);
 	WANT(&s, "[\"plain text: ok\",\"a\\\"b\\\\c\\nd\\te\\u0001\","
-	    "\"caf\xc3\xa9\",\"caf\xc3\xa9\",\"a\\u0000b\",\"\x7f/\",\"\"]\n");
+	    "\"caf\xc3\xa9\",\"caf\xc3\xa9\",\"a\\u0000b\",\"\x7f/\",\"\","
+	    "\"x\\n\\n\",\"\xc3\xa9\\t\xe2\x82\xac\\\"\","
+	    "\"\xc3\x83\xc2\xa9\\n\xc3\xa9z\",\"\xc3\xa2\xc2\x82\"]\n");
 }
 END_TEST
 
