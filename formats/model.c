@@ -122,20 +122,41 @@ func_name(uint16_t f)
 	}
 }
 
+/* bytes of a string libdtrace prints: 1 printable, 2 NUL, 0 neither */
+static const unsigned char strclass[256] = {
+	2, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+};
+
 /* A record libdtrace would print as a string: printable text ended by a
- * NUL with only NULs after it (or printable text filling the record). */
+ * NUL with only NULs after it (or printable text filling the record).
+ * String records are mostly padding (execname in a 256-byte record):
+ * the NULs are checked 32 bytes at a time. */
 size_t
 model_as_string(const uint8_t *p, size_t n, int *is)
 {
 	size_t i, len;
+	uint64_t w[4];
 
 	*is = 0;
-	for (i = 0; i < n && p[i] != '\0'; i++)
-		if (p[i] < 0x20 ? !(p[i] >= '\a' && p[i] <= '\r') : p[i] > 0x7e)
-			return 0;
+	for (i = 0; i < n && strclass[p[i]] == 1; i++)
+		continue;
 	len = i;
+	if (i < n && p[i] != '\0')
+		return 0;
 	if (len == 0 && n > 0)
 		return 0;
+	for (; n - i >= sizeof(w); i += sizeof(w)) {
+		memcpy(w, p + i, sizeof(w));
+		if ((w[0] | w[1] | w[2] | w[3]) != 0)
+			return 0;
+	}
 	for (; i < n; i++)
 		if (p[i] != '\0')
 			return 0;

@@ -239,6 +239,44 @@ END_TEST
 
 /* RFC 8949: indefinite map bf .. ff, text 6x, uint 0x/18, negint 2x,
  * tag 2 bignum c2, bytes 4x, simple values f4 f5 f6 */
+/* model_as_string: dtrace's string test, over records of padding */
+START_TEST(as_string)
+{
+	uint8_t rec[77];
+	size_t i;
+	int is;
+
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, "sshd\t", 5);
+	ck_assert_uint_eq(model_as_string(rec, sizeof(rec), &is), 5);
+	ck_assert_int_eq(is, 1);
+	/* one byte after the NUL, wherever it is, makes it data */
+	for (i = 6; i < sizeof(rec); i++) {
+		rec[i] = 1;
+		model_as_string(rec, sizeof(rec), &is);
+		ck_assert_int_eq(is, 0);
+		rec[i] = 0;
+	}
+	rec[2] = 0x7f;
+	model_as_string(rec, sizeof(rec), &is);
+	ck_assert_int_eq(is, 0);
+	rec[2] = 0x80;
+	model_as_string(rec, sizeof(rec), &is);
+	ck_assert_int_eq(is, 0);
+	rec[2] = 0x1f;
+	model_as_string(rec, sizeof(rec), &is);
+	ck_assert_int_eq(is, 0);
+	rec[0] = 0;
+	model_as_string(rec, sizeof(rec), &is);
+	ck_assert_int_eq(is, 0);
+	/* text filling its record, and the empty record */
+	ck_assert_uint_eq(model_as_string((const uint8_t *)"abc", 3, &is), 3);
+	ck_assert_int_eq(is, 1);
+	ck_assert_uint_eq(model_as_string(rec, 0, &is), 0);
+	ck_assert_int_eq(is, 1);
+}
+END_TEST
+
 START_TEST(cbor_items)
 {
 	static const unsigned char want[] = {
@@ -300,6 +338,7 @@ suite(void)
 	tcase_add_test(t, json_reals);
 	tcase_add_test(t, json_reuse);
 	tcase_add_test(t, cbor_items);
+	tcase_add_test(t, as_string);
 	suite_add_tcase(s, t);
 	return s;
 }
