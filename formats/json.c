@@ -152,6 +152,72 @@ begin_value(jout *j)
 	return 1;
 }
 
+/* memcpy for the short keys of model.c without a call: two moves that
+ * overlap, neither outside [s, s + n) */
+static inline void
+copy_short(char *d, const char *s, size_t n)
+{
+	uint64_t a8, b8;
+	uint32_t a4, b4;
+
+	if (n >= 8 && n <= 16) {
+		memcpy(&a8, s, 8);
+		memcpy(&b8, s + n - 8, 8);
+		memcpy(d, &a8, 8);
+		memcpy(d + n - 8, &b8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(&a4, s, 4);
+		memcpy(&b4, s + n - 4, 4);
+		memcpy(d, &a4, 4);
+		memcpy(d + n - 4, &b4, 4);
+	} else if (n > 16) {
+		memcpy(d, s, n);
+	} else if (n > 0) {
+		d[0] = s[0];
+		d[n / 2] = s[n / 2];
+		d[n - 1] = s[n - 1];
+	}
+}
+
+/*
+ * begin_value for a scalar of at most n bytes, with room for them after
+ * the comma and key: where to write it (then add its length to j->len),
+ * or NULL when it is not to be written or there is no memory.  One
+ * check of the room per value instead of one per part.
+ */
+static inline __attribute__((always_inline)) char *
+value_at(jout *j, size_t n)
+{
+	const char *k = j->key;
+	int d = j->depth;
+	size_t kn;
+	char *p;
+
+	if (d == 0 || j->deep > 0) {
+		if (!begin_value(j))
+			return NULL;
+		return room(j, n);
+	}
+	j->key = NULL;
+	kn = j->isobj[d - 1] ? (k != NULL ? j->keylen : 0) : 0;
+	if ((p = room(j, n + kn + 4)) == NULL)
+		return NULL;
+	if (j->nonempty[d - 1]) {
+		*p++ = ',';
+		j->len++;
+	}
+	j->nonempty[d - 1] = 1;
+	if (j->isobj[d - 1]) {
+		p[0] = '"';
+		copy_short(p + 1, k, kn);
+		p[kn + 1] = '"';
+		p[kn + 2] = ':';
+		p += kn + 3;
+		j->len += kn + 3;
+	}
+	return p;
+}
+
 static void
 open_c(jout *j, int obj)
 {
@@ -201,17 +267,19 @@ key(model_out *o, const char *k, size_t n)
 static void
 number(jout *j, int neg, uint64_t mag, int quoted)
 {
-	char s[24], *p = s + sizeof(s);
+	size_t nd = digits_count(mag), n = nd + (size_t)neg + 2 * (size_t)quoted;
+	char *p;
 
-	if (quoted)
-		*--p = '"';
-	p = digits_u64(p, mag);
+	if ((p = value_at(j, n)) == NULL)
+		return;
+	j->len += n;
+	if (quoted) {
+		*p++ = '"';
+		p[nd + (size_t)neg] = '"';
+	}
 	if (neg)
-		*--p = '-';
-	if (quoted)
-		*--p = '"';
-	if (begin_value(j))
-		append(j, p, (size_t)(s + sizeof(s) - p));
+		*p++ = '-';
+	digits_u64(p + nd, mag);
 }
 
 static void
@@ -232,8 +300,9 @@ static void
 addr(model_out *o, uint64_t v)
 {
 	static const char hexd[] = "0123456789abcdef";
-	char s[24], *p = s + sizeof(s);
+	char s[24], *p = s + sizeof(s), *d;
 	jout *j = (jout *)o;
+	size_t n;
 
 	*--p = '"';
 	do {
@@ -243,8 +312,11 @@ addr(model_out *o, uint64_t v)
 	*--p = 'x';
 	*--p = '0';
 	*--p = '"';
-	if (begin_value(j))
-		append(j, p, (size_t)(s + sizeof(s) - p));
+	if ((d = value_at(j, sizeof(s))) != NULL) {
+		n = (size_t)(s + sizeof(s) - p);
+		memcpy(d, p, n);
+		j->len += n;
+	}
 }
 
 static void
@@ -436,7 +508,7 @@ str(model_out *o, const char *s, size_t len)
 	for (i = 0; i < len && plain[(unsigned char)s[i]]; i++)
 		continue;
 	if (i == len) {
-		if (begin_value(j) && (p = room(j, len + 2)) != NULL) {
+		if ((p = value_at(j, len + 2)) != NULL) {
 			p[0] = '"';
 			memcpy(p + 1, s, len);
 			p[len + 1] = '"';
@@ -496,9 +568,12 @@ static void
 null(model_out *o)
 {
 	jout *j = (jout *)o;
+	char *p;
 
-	if (begin_value(j))
-		append(j, "null", 4);
+	if ((p = value_at(j, 4)) != NULL) {
+		memcpy(p, "null", 4);
+		j->len += 4;
+	}
 }
 
 static void
