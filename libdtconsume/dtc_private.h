@@ -11,6 +11,7 @@
 #define DTC_PRIVATE_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@
 
 /* Bounds on untrusted numbers: nothing is allocated past these. */
 #define DTCP_MAX_ID        (1u << 24)   /* epid, probe id, aggid, format id */
+#define DTCP_DENSE_EPIDS   4096         /* EPIDs below: looked up by index */
 #define DTCP_MAX_RECS      65536        /* recdescs in one eprobe/agg */
 #define DTCP_MAX_RECSIZE   (1u << 28)   /* one record / one buffer entry */
 #define DTCP_MAX_NODES     (1u << 26)   /* CBOR nodes in one item */
@@ -270,13 +272,31 @@ typedef struct dtcp_proc {
 	dtcp_umap *maps;      /* sorted by start */
 } dtcp_proc;
 
+/*
+ * An enabled probe as the tables keep it: the public description first
+ * (every dtc_eprobedesc the tables hand out is the d of one of these),
+ * then what decoding needs for each of its records without a table
+ * lookup per record.
+ */
+typedef struct dtcp_eprobe {
+	dtc_eprobedesc d;
+	int bad;                 /* recdescs inconsistent: records skipped */
+	/* per recdesc that names a format: the compiled format, filled in
+	 * at first use (formats may be described after the eprobe); NULL
+	 * when no recdesc names one */
+	const dtc_format **fmts;
+} dtcp_eprobe;
+
 typedef struct dtcp_meta {
 	dtcp_arena arena;
 	dtcp_idmap probes;    /* id -> dtc_probedesc */
-	dtcp_idmap eprobes;   /* epid -> dtc_eprobedesc */
+	dtcp_idmap eprobes;   /* epid -> dtcp_eprobe */
+	/* the same for small EPIDs (kernels number them 1, 2, ...): an
+	 * index instead of a hash probe for every record */
+	dtcp_eprobe **dense;
+	uint32_t ndense;
 	dtcp_idmap aggs;      /* aggid -> dtc_aggdesc */
 	dtcp_idmap formats;   /* id -> dtc_format (compiled) */
-	dtcp_idmap bad_epids; /* eprobes whose recdescs are inconsistent */
 	uint32_t maxaggid;
 	dtcp_ksym *ksyms;     /* sorted by addr */
 	size_t nksyms;
@@ -294,7 +314,24 @@ int dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
 void dtcp_meta_free(dtcp_meta *m);
 void dtcp_meta_mark_bad(dtcp_meta *m, uint32_t epid);
 int dtcp_meta_is_bad(const dtcp_meta *m, uint32_t epid);
-const dtc_eprobedesc *dtcp_meta_eprobe(const dtcp_meta *m, uint32_t epid);
+static inline int dtcp_eprobe_is_bad(const dtc_eprobedesc *ep)
+{ return ((const dtcp_eprobe *)ep)->bad; }
+const dtc_eprobedesc *dtcp_meta_eprobe_lookup(const dtcp_meta *m,
+    uint32_t epid);
+/* The eprobe of an EPID, or NULL; its probe is filled in when known. */
+static inline const dtc_eprobedesc *
+dtcp_meta_eprobe(const dtcp_meta *m, uint32_t epid)
+{
+	/* every record looks up its EPID: the dense index, inline */
+	const dtcp_eprobe *e = epid < m->ndense ? m->dense[epid] : NULL;
+
+	if (e != NULL && e->d.probe != NULL)
+		return &e->d;
+	return dtcp_meta_eprobe_lookup(m, epid);
+}
+/* The compiled format of record i of ep (its recs[i].format), or NULL. */
+const dtc_format *dtcp_meta_recformat(const dtcp_meta *m,
+    const dtc_eprobedesc *ep, uint32_t i);
 const dtc_aggdesc *dtcp_meta_agg(const dtcp_meta *m, uint32_t aggid);
 const dtc_format *dtcp_meta_format(const dtcp_meta *m, uint32_t id);
 const dtc_probedesc *dtcp_meta_probe(const dtcp_meta *m, uint32_t id);
@@ -324,6 +361,9 @@ typedef struct dtcp_walker {
 	size_t misalign;        /* zero bytes added in front by unringing */
 	uint8_t *scratch;       /* unring copy, reused between buffers */
 	size_t scratch_cap;
+	/* the last EPID looked up: records of one enabling come in runs */
+	uint32_t last_epid;
+	const dtc_eprobedesc *last_ep;
 } dtcp_walker;
 
 /* Start a buffer. DTC_WARN with err for oldest beyond the data (the buffer
@@ -349,6 +389,41 @@ void dtcp_walker_free(dtcp_walker *w);
  */
 void dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data,
     uint32_t size, int swap, dtc_value *v);
+
+/* dtcp_value_init sets each field by name: a new last field of dtc_value
+ * must be added there too. */
+_Static_assert(offsetof(dtc_value, agg) + sizeof(const dtc_aggprint *) ==
+    sizeof(dtc_value), "dtcp_value_init must set every dtc_value field");
+
+/*
+ * A value of the given kind, every other field zero.  One store per field:
+ * this runs for every value, and a memset (a rep stos) or a compound
+ * literal (zeroes, then the fields) cost twice as much.
+ */
+static inline void
+dtcp_value_init(dtc_value *v, uint16_t kind, const dtc_recdesc *rd,
+    const uint8_t *data, uint32_t size, int swap)
+{
+	v->kind = kind;
+	v->action = rd->action;
+	v->size = size;
+	v->data = data;
+	v->rd = rd;
+	v->swapped = swap;
+	v->u = 0;
+	v->i = 0;
+	v->pid = 0;
+	v->addr = 0;
+	v->nframes = 0;
+	v->pcsize = 0;
+	v->pcs = NULL;
+	v->strtab = NULL;
+	v->strsize = 0;
+	v->fmt = NULL;
+	v->nargs = 0;
+	v->args = NULL;
+	v->agg = NULL;
+}
 
 /* ------------------------------------------------------------------ */
 /* printf.c: the printf engine                                         */

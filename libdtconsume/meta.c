@@ -357,8 +357,30 @@ same_agg(const dtc_aggdesc *a, const dtc_aggdesc *b)
 }
 
 static int
+dense_put(dtcp_meta *m, dtcp_eprobe *e)
+{
+	uint32_t epid = e->d.epid, n;
+	dtcp_eprobe **d;
+
+	if (epid >= DTCP_DENSE_EPIDS)
+		return 0;
+	if (epid >= m->ndense) {
+		for (n = m->ndense ? m->ndense : 64; n <= epid; n *= 2)
+			;
+		if ((d = realloc(m->dense, n * sizeof(*d))) == NULL)
+			return -1;
+		memset(d + m->ndense, 0, (n - m->ndense) * sizeof(*d));
+		m->dense = d;
+		m->ndense = n;
+	}
+	m->dense[epid] = e;
+	return 0;
+}
+
+static int
 load_eprobe(loadctx *x, const dtcp_node *map)
 {
+	dtcp_eprobe *e;
 	dtc_eprobedesc *ep;
 	const dtc_eprobedesc *old;
 	dtc_recdesc *recs;
@@ -366,8 +388,9 @@ load_eprobe(loadctx *x, const dtcp_node *map)
 	uint32_t i;
 	int rc;
 
-	if ((ep = dtcp_arena_alloc(&x->m->arena, sizeof(*ep))) == NULL)
+	if ((e = dtcp_arena_alloc(&x->m->arena, sizeof(*e))) == NULL)
 		return nomem(x);
+	ep = &e->d;
 	if ((rc = get_u32(x, map, "epid", 1, &ep->epid, DTCP_MAX_ID)) != DTC_OK ||
 	    (rc = get_u32(x, map, "probe", 1, &ep->probeid, UINT32_MAX)) != DTC_OK ||
 	    (rc = get_u32(x, map, "size", 1, &ep->size, DTCP_MAX_RECSIZE)) != DTC_OK)
@@ -397,7 +420,7 @@ load_eprobe(loadctx *x, const dtcp_node *map)
 		 * in a clause that stores nothing its offset is past size 0 */
 		if (recs[i].size != 0 &&
 		    (uint64_t)recs[i].offset + recs[i].size > ep->size) {
-			dtcp_meta_mark_bad(x->m, ep->epid);
+			e->bad = 1;
 			rc = bad(x, map, DTC_E_BADRECDESC, "eprobe %u: record %u "
 			    "(offset %u, size %u) lies outside the %u-byte record",
 			    ep->epid, i, recs[i].offset, recs[i].size, ep->size);
@@ -405,11 +428,20 @@ load_eprobe(loadctx *x, const dtcp_node *map)
 		}
 	}
 	if (ep->size != 0 && ep->size < 4) {
-		dtcp_meta_mark_bad(x->m, ep->epid);
+		e->bad = 1;
 		rc = bad(x, map, DTC_E_BADVALUE, "eprobe %u: size %u is smaller "
 		    "than the EPID word", ep->epid, ep->size);
 	}
-	if (dtcp_idmap_put(&x->m->eprobes, ep->epid, ep) != 0)
+	for (i = 0; i < ep->nrecs && recs[i].format == 0; i++)
+		;
+	if (i < ep->nrecs) {
+		e->fmts = dtcp_arena_alloc(&x->m->arena,
+		    ep->nrecs * sizeof(*e->fmts));
+		if (e->fmts == NULL)
+			return nomem(x);
+	}
+	if (dtcp_idmap_put(&x->m->eprobes, ep->epid, e) != 0 ||
+	    dense_put(x->m, e) != 0)
 		return nomem(x);
 	return rc;
 }
@@ -738,15 +770,32 @@ dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
 /* ------------------------------------------------------------ lookups */
 
 const dtc_eprobedesc *
-dtcp_meta_eprobe(const dtcp_meta *m, uint32_t epid)
+dtcp_meta_eprobe_lookup(const dtcp_meta *m, uint32_t epid)
 {
-	const dtc_eprobedesc *ep = dtcp_idmap_get(&m->eprobes, epid);
+	dtcp_eprobe *e = epid < m->ndense ? m->dense[epid] :
+	    dtcp_idmap_get(&m->eprobes, epid);
+	dtc_eprobedesc *ep = e != NULL ? &e->d : NULL;
 
 	/* probes may be described after their eprobes */
 	if (ep != NULL && ep->probe == NULL)
-		((dtc_eprobedesc *)ep)->probe = dtcp_idmap_get(&m->probes,
-		    ep->probeid);
+		ep->probe = dtcp_idmap_get(&m->probes, ep->probeid);
 	return ep;
+}
+
+const dtc_format *
+dtcp_meta_recformat(const dtcp_meta *m, const dtc_eprobedesc *ep, uint32_t i)
+{
+	dtcp_eprobe *e = (dtcp_eprobe *)ep;
+	const dtc_format *f;
+
+	if (e->fmts != NULL && e->fmts[i] != NULL)
+		return e->fmts[i];
+	f = dtcp_idmap_get(&m->formats, ep->recs[i].format);
+	/* a format once described never changes (a second, different
+	 * description is refused), so the first one found is kept */
+	if (e->fmts != NULL)
+		e->fmts[i] = f;
+	return f;
 }
 
 const dtc_aggdesc *
@@ -770,13 +819,18 @@ dtcp_meta_probe(const dtcp_meta *m, uint32_t id)
 void
 dtcp_meta_mark_bad(dtcp_meta *m, uint32_t epid)
 {
-	dtcp_idmap_put(&m->bad_epids, epid, (void *)1);
+	dtcp_eprobe *e = dtcp_idmap_get(&m->eprobes, epid);
+
+	if (e != NULL)
+		e->bad = 1;
 }
 
 int
 dtcp_meta_is_bad(const dtcp_meta *m, uint32_t epid)
 {
-	return dtcp_idmap_get(&m->bad_epids, epid) != NULL;
+	const dtcp_eprobe *e = dtcp_idmap_get(&m->eprobes, epid);
+
+	return e != NULL && e->bad;
 }
 
 static void
@@ -795,9 +849,9 @@ dtcp_meta_free(dtcp_meta *m)
 	free_format(&m->formats);
 	dtcp_idmap_free(&m->probes);
 	dtcp_idmap_free(&m->eprobes);
+	free(m->dense);
 	dtcp_idmap_free(&m->aggs);
 	dtcp_idmap_free(&m->formats);
-	dtcp_idmap_free(&m->bad_epids);
 	dtcp_arena_free(&m->arena);
 	free(m->procs);
 	memset(m, 0, sizeof(*m));

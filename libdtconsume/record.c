@@ -11,37 +11,14 @@
 
 #include "dtc_private.h"
 
-/* dtcp_decode_value sets each field by name: a new last field of
- * dtc_value must be added there too. */
-_Static_assert(offsetof(dtc_value, agg) + sizeof(const dtc_aggprint *) ==
-    sizeof(dtc_value), "dtcp_decode_value must set every dtc_value field");
-
 void
 dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data, uint32_t size,
     int swap, dtc_value *v)
 {
-	/* Every field, one store each: this runs for every value, and the
-	 * memset it replaces (a rep stos) cost 15% of decoding. */
-	v->kind = DTC_V_NONE;
-	v->action = rd->action;
-	v->size = size;
-	v->data = data;
-	v->rd = rd;
-	v->swapped = swap;
-	v->u = 0;
-	v->i = 0;
-	v->pid = 0;
-	v->addr = 0;
-	v->nframes = 0;
-	v->pcsize = 0;
-	v->pcs = NULL;
-	v->strtab = NULL;
-	v->strsize = 0;
-	v->fmt = NULL;
-	v->nargs = 0;
-	v->args = NULL;
-	v->agg = NULL;
-
+	dtcp_value_init(v, DTC_V_NONE, rd, data, size, swap);
+	/* trace() and printf() arguments, most of all values, go first */
+	if (rd->action == DTC_ACT_DIFEXPR || rd->action == DTC_ACT_PRINTF)
+		goto data;
 	switch (rd->action) {
 	case DTC_ACT_STACK: {
 		uint32_t depth = (uint32_t)rd->arg;
@@ -108,6 +85,7 @@ dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data, uint32_t size,
 		v->i = (int32_t)v->u;
 		break;
 	default:
+	data:
 		if (size == 1 || size == 2 || size == 4 || size == 8) {
 			v->kind = DTC_V_INT;
 			v->u = dtcp_ldsz(data, size, swap);

@@ -31,6 +31,9 @@ dtcp_walker_start(dtcp_walker *w, const uint8_t *data, size_t size,
 	w->pos = 0;
 	w->oldest = 0;
 	w->misalign = 0;
+	/* the tables may have grown since the last buffer */
+	w->last_epid = 0;
+	w->last_ep = NULL;
 	if (oldest > size) {
 		dtcp_error_set(err, DTC_E_BADOLDEST, w->source, w->item,
 		    (long long)w->file_offset, w->cpu, "oldest offset %llu "
@@ -114,7 +117,13 @@ dtcp_walker_next(dtcp_walker *w, dtcp_walkrec *rec, dtc_error *err)
 			break;
 		w->pos += 4;
 	}
-	ep = dtcp_meta_eprobe(w->meta, epid);
+	if (epid == w->last_epid) {
+		ep = w->last_ep;
+	} else {
+		ep = dtcp_meta_eprobe(w->meta, epid);
+		w->last_epid = epid;
+		w->last_ep = ep;
+	}
 	if (ep == NULL)
 		return stop(w, err, DTC_E_BADEPID, w->pos, "unknown enabled "
 		    "probe id %u at buffer offset %zu; the rest of this buffer "
