@@ -73,6 +73,54 @@ dispatch(const dtc_handler *h, const dtc_event *ev, void *st,
 	return 0;
 }
 
+/* One file's run: the events go to the emitter, the warnings to stderr. */
+typedef struct run {
+	cli *c;
+	const dtc_handler *h;    /* the emitter's */
+	void *st;                /* its state */
+	int *exit_status;
+} run;
+
+static int
+on_event(const dtc_event *ev, void *arg)
+{
+	run *x = arg;
+
+	return dispatch(x->h, ev, x->st, x->exit_status);
+}
+
+/* the events of record sets, millions of them, without the switch */
+static int
+on_probe(const dtc_event *ev, void *arg)
+{
+	run *x = arg;
+
+	return x->h->probe != NULL ? x->h->probe(ev, x->st) : 0;
+}
+
+static int
+on_record(const dtc_event *ev, void *arg)
+{
+	run *x = arg;
+
+	return x->h->record != NULL ? x->h->record(ev, x->st) : 0;
+}
+
+static int
+on_probe_end(const dtc_event *ev, void *arg)
+{
+	run *x = arg;
+
+	return x->h->probe_end != NULL ? x->h->probe_end(ev, x->st) : 0;
+}
+
+static int
+on_warn(const dtc_error *err, void *arg)
+{
+	cli_report(((run *)arg)->c, err);
+	return 0;     /* go on with what is intact */
+}
+
 /*
  * Decode one file; returns 0, or -1 when the emitter asked to stop.
  * With merge, the reader's aggregations are added to it; the first
@@ -83,14 +131,17 @@ decode_file(cli *c, const char *path, unsigned flags, const struct opt *opts,
     size_t nopts, const dtc_emitter *em, void *st, int *exit_status,
     dtc_aggmerge *merge, dtc_reader **keep)
 {
+	static const dtc_handler handler = {
+		.begin = on_event, .probe = on_probe, .record = on_record,
+		.probe_end = on_probe_end, .agg = on_event, .drop = on_event,
+		.error = on_event, .notice = on_event, .end = on_event,
+		.warn = on_warn
+	};
+	run x = { c, &em->handler, st, exit_status };
 	dtc_reader *r;
 	dtc_error err;
-	const dtc_event *ev;
-	const dtc_handler *h = &em->handler;
 	size_t i;
-	int rc, cb;
-
-	(void)cb;
+	int rc;
 
 	dtc_error_clear(&err);
 	if (strcmp(path, "-") == 0)
@@ -109,27 +160,13 @@ decode_file(cli *c, const char *path, unsigned flags, const struct opt *opts,
 			cli_usage_error(c, "%s", err.text);
 		}
 	}
-	for (;;) {
-		if (err.code != DTC_E_NONE)
-			dtc_error_clear(&err);
-		rc = dtc_next(r, &ev, &err);
-		if (rc == DTC_EOF)
-			break;
-		if (rc == DTC_WARN || rc == DTC_FATAL) {
-			cli_report(c, &err);
-			if (rc == DTC_FATAL)
-				break;
-			continue;
-		}
-		if (ev == NULL)
-			continue;
-		if ((cb = dispatch(h, ev, st, exit_status)) != 0) {
-			/* the emitter stopped (dtrace's "processing aborted") */
-			if (c->status < CLI_EXIT_WARN)
-				c->status = CLI_EXIT_WARN;
-			dtc_close(r);
-			return -1;
-		}
+	rc = dtc_consume(r, &handler, &x, NULL);
+	if (rc != DTC_OK && rc != DTC_FATAL) {
+		/* the emitter stopped (dtrace's "processing aborted") */
+		if (c->status < CLI_EXIT_WARN)
+			c->status = CLI_EXIT_WARN;
+		dtc_close(r);
+		return -1;
 	}
 	if (merge != NULL) {
 		dtc_error_clear(&err);

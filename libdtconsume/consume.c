@@ -699,6 +699,31 @@ clear_event(dtc_reader *r, int type)
 	r->ev.exit_status = -1;
 }
 
+/*
+ * A RECORD or PROBE_END event of the record set in r->rec.  After another
+ * event of the same set (the usual case: PROBE, RECORD..., PROBE_END) only
+ * type, value, recindex and the options that a setopt() of the set may
+ * have changed are new; cpu, enabling, timestamp, flow and indent stand.
+ */
+static inline void __attribute__((always_inline))
+record_event(dtc_reader *r, int type)
+{
+	if (!record_family(r->ev.type)) {
+		/* after an event of another kind (a setopt() error) */
+		clear_event(r, type);
+		r->ev.cpu = r->rb->cpu;
+		r->ev.ep = r->rec.ep;
+		r->ev.probe = r->rec.ep->probe;
+		r->ev.timestamp = r->rec.timestamp;
+		r->ev.flow = r->flow;
+		r->ev.indent = r->indent;
+	}
+	r->ev.type = type;
+	r->ev.value = NULL;
+	r->ev.recindex = 0;
+	r->ev.quiet = dtcp_opt_isset(&r->opts, DTCP_OPT_QUIET);
+}
+
 /* The next queued drop as an event; 0 when the queue is empty. */
 static int
 drop_event(dtc_reader *r)
@@ -1019,8 +1044,9 @@ do_setopt(dtc_reader *r, uint32_t i, dtc_error *err)
 	return 1;     /* an event is ready */
 }
 
-/* A library action (never reaches the record callback). */
-static int
+/* A library action (never reaches the record callback).  This and
+ * printa_value stay out of line: next_value runs for every record. */
+static int __attribute__((noinline))
 libact(dtc_reader *r, uint32_t i, dtc_error *err)
 {
 	const dtc_eprobedesc *ep = r->rec.ep;
@@ -1094,7 +1120,7 @@ printf_value(dtc_reader *r, uint32_t i, dtc_error *err)
 {
 	const dtc_eprobedesc *ep = r->rec.ep;
 	const dtc_recdesc *rd = &ep->recs[i];
-	const dtc_format *fmt = dtcp_meta_format(&r->meta, rd->format);
+	const dtc_format *fmt = dtcp_meta_recformat(&r->meta, ep, i);
 	uint32_t n, k;
 
 	if (fmt == NULL)
@@ -1111,13 +1137,8 @@ printf_value(dtc_reader *r, uint32_t i, dtc_error *err)
 		dtcp_decode_value(&ep->recs[i + k],
 		    r->rec.data + ep->recs[i + k].offset,
 		    ep->recs[i + k].size, r->swap, &r->args[k]);
-	memset(&r->val, 0, sizeof(r->val));
-	r->val.kind = DTC_V_PRINTF;
-	r->val.action = rd->action;
-	r->val.rd = rd;
-	r->val.swapped = r->swap;
-	r->val.data = r->rec.data + rd->offset;
-	r->val.size = rd->size;
+	dtcp_value_init(&r->val, DTC_V_PRINTF, rd, r->rec.data + rd->offset,
+	    rd->size, r->swap);
 	r->val.fmt = fmt;
 	r->val.nargs = n;
 	r->val.args = r->args;
@@ -1126,7 +1147,7 @@ printf_value(dtc_reader *r, uint32_t i, dtc_error *err)
 }
 
 /* printa: the consecutive PRINTA records of one statement. */
-static int
+static int __attribute__((noinline))
 printa_value(dtc_reader *r, uint32_t i, dtc_error *err)
 {
 	const dtc_eprobedesc *ep = r->rec.ep;
@@ -1158,7 +1179,7 @@ printa_value(dtc_reader *r, uint32_t i, dtc_error *err)
 		    r->swap);
 	}
 	if (rd->format != 0 &&
-	    (fmt = dtcp_meta_format(&r->meta, rd->format)) == NULL)
+	    (fmt = dtcp_meta_recformat(&r->meta, ep, i)) == NULL)
 		return rec_error(r, err, DTC_E_BADFORMAT, "enabled probe %u, "
 		    "record %u: unknown format id %u", ep->epid, i, rd->format);
 	dtc_error_clear(&aerr);
@@ -1166,11 +1187,7 @@ printa_value(dtc_reader *r, uint32_t i, dtc_error *err)
 	if (ap == NULL)
 		return rec_error(r, err, aerr.code ? aerr.code : DTC_E_BADAGG,
 		    "printa(): %s", aerr.text);
-	memset(&r->val, 0, sizeof(r->val));
-	r->val.kind = DTC_V_PRINTA;
-	r->val.action = DTC_ACT_PRINTA;
-	r->val.rd = rd;
-	r->val.swapped = r->swap;
+	dtcp_value_init(&r->val, DTC_V_PRINTA, rd, NULL, 0, r->swap);
 	r->val.fmt = fmt;
 	r->val.agg = ap;
 	r->ri = i + n;
@@ -1181,7 +1198,7 @@ printa_value(dtc_reader *r, uint32_t i, dtc_error *err)
  * The next RECORD event of the current record set. Returns DTC_OK with an
  * event, DTC_EOF when the record set has no more records, DTC_WARN.
  */
-static int
+static inline int __attribute__((always_inline))
 next_value(dtc_reader *r, dtc_error *err)
 {
 	const dtc_eprobedesc *ep = r->rec.ep;
@@ -1234,18 +1251,11 @@ next_value(dtc_reader *r, dtc_error *err)
 			}
 			break;
 		}
-		clear_event(r, DTC_EV_RECORD);
-		r->ev.cpu = r->rb->cpu;
-		r->ev.ep = ep;
-		r->ev.probe = ep->probe;
-		r->ev.timestamp = r->rec.timestamp;
+		record_event(r, DTC_EV_RECORD);
 		r->ev.recindex = i;
 		r->ev.value = &r->val;
-		r->ev.quiet = dtcp_opt_isset(&r->opts, DTCP_OPT_QUIET);
 		r->ev.flowindent = dtcp_opt_isset(&r->opts,
 		    DTCP_OPT_FLOWINDENT);
-		r->ev.flow = r->flow;
-		r->ev.indent = r->indent;
 		return DTC_OK;
 	}
 	return DTC_EOF;
@@ -1651,6 +1661,77 @@ nomem:
 
 /* ------------------------------------------------------------ dtc_next */
 
+/* ------------------------------------------------------ record sets */
+
+/*
+ * State S_NEXT_RECORD: the next record of the pass starts a record set
+ * (a PROBE event, state S_RECORDS) or is an ERROR record (an ERROR event).
+ * DTC_OK with r->ev ready; AGAIN when the pass is consumed (the state is
+ * S_ITEMS or S_EXIT_AGGS then) or drops wait to be reported; DTC_WARN.
+ */
+static inline int __attribute__((always_inline))
+start_record_set(dtc_reader *r, dtc_error *err)
+{
+	int rc;
+
+	rc = next_record(r, err);
+	if (rc == DTC_EOF) {
+		r->nbufs = 0;
+		r->began_consumed = 1;
+		/* the pass is consumed: its buffers' pages can go */
+		dtcp_container_release(r->cont);
+		r->state = r->eof && !r->have_pending ? S_EXIT_AGGS : S_ITEMS;
+		return AGAIN;
+	}
+	if (rc != DTC_OK)
+		return rc;
+	if (r->rec.ep->uarg == 1)
+		return error_event(r, err);
+	if (dtcp_eprobe_is_bad(r->rec.ep)) {
+		dtcp_error_set(err, DTC_E_BADRECDESC, r->source, r->rb->item,
+		    (long long)(r->rb->file_offset + r->rec.raw_offset),
+		    r->rb->cpu, "record of enabled probe %u skipped: its "
+		    "description is inconsistent", r->rec.epid);
+		return DTC_WARN;
+	}
+	if (dtcp_opt_isset(&r->opts, DTCP_OPT_FLOWINDENT))
+		flowindent(r, &r->rb->w);
+	else
+		r->flow = DTC_FLOW_NONE;
+	r->ri = 0;
+	r->dynsize = 0;
+	probe_event(r);
+	r->state = S_RECORDS;
+	return DTC_OK;
+}
+
+/* State S_RECORD_END: the PROBE_END event; next, S_NEXT_RECORD. */
+static void
+end_record_set(dtc_reader *r)
+{
+	/* its quiet is the one in force now: setopt() in this record set
+	 * changes the newline */
+	record_event(r, DTC_EV_PROBE_END);
+	r->ev.flowindent = r->rec_flow;
+	if (r->flow == DTC_FLOW_ENTRY)
+		r->indent += 2;
+	r->last_epid = r->rec.epid;
+	r->state = S_NEXT_RECORD;
+}
+
+/* State S_RECORDS: the next RECORD event (DTC_OK), or AGAIN at the end
+ * of the record set (state S_RECORD_END), or DTC_WARN. */
+static int
+record_value(dtc_reader *r, dtc_error *err)
+{
+	int rc = next_value(r, err);
+
+	if (rc == DTC_OK)
+		return DTC_OK;
+	r->state = S_RECORD_END;
+	return rc == DTC_EOF ? AGAIN : rc;
+}
+
 static int
 finish(dtc_reader *r, int rc)
 {
@@ -1670,7 +1751,7 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 	if (r->dead)
 		return r->last_rc;
 	for (;;) {
-		if (drop_event(r)) {
+		if (r->ndq != 0 && drop_event(r)) {
 			*evp = &r->ev;
 			return DTC_OK;
 		}
@@ -1726,72 +1807,23 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			continue;
 
 		case S_NEXT_RECORD:
-			rc = next_record(r, err);
+			rc = start_record_set(r, err);
 			if (rc == AGAIN)
 				continue;
-			if (rc == DTC_EOF) {
-				r->nbufs = 0;
-				r->began_consumed = 1;
-				/* the pass is consumed: its buffers' pages can go */
-				dtcp_container_release(r->cont);
-				r->state = r->eof && !r->have_pending ?
-				    S_EXIT_AGGS : S_ITEMS;
-				continue;
-			}
-			if (rc != DTC_OK)
-				return rc;
-			if (r->rec.ep->uarg == 1) {
-				rc = error_event(r, err);
-				if (rc != DTC_OK)
-					return rc;
+			if (rc == DTC_OK)
 				*evp = &r->ev;
-				return DTC_OK;
-			}
-			if (dtcp_meta_is_bad(&r->meta, r->rec.epid)) {
-				dtcp_error_set(err, DTC_E_BADRECDESC, r->source,
-				    r->rb->item, (long long)(r->rb->file_offset +
-				    r->rec.raw_offset), r->rb->cpu, "record of "
-				    "enabled probe %u skipped: its description "
-				    "is inconsistent", r->rec.epid);
-				return DTC_WARN;
-			}
-			if (dtcp_opt_isset(&r->opts, DTCP_OPT_FLOWINDENT))
-				flowindent(r, &r->rb->w);
-			else
-				r->flow = DTC_FLOW_NONE;
-			r->ri = 0;
-			r->dynsize = 0;
-			probe_event(r);
-			r->state = S_RECORDS;
-			*evp = &r->ev;
-			return DTC_OK;
+			return rc;
 
 		case S_RECORDS:
-			rc = next_value(r, err);
-			if (rc == DTC_OK) {
+			rc = record_value(r, err);
+			if (rc == AGAIN)
+				continue;
+			if (rc == DTC_OK)
 				*evp = &r->ev;
-				return DTC_OK;
-			}
-			r->state = S_RECORD_END;
-			if (rc != DTC_EOF)
-				return rc;
-			continue;
+			return rc;
 
 		case S_RECORD_END:
-			clear_event(r, DTC_EV_PROBE_END);
-			r->ev.cpu = r->rb->cpu;
-			r->ev.ep = r->rec.ep;
-			r->ev.probe = r->rec.ep->probe;
-			r->ev.timestamp = r->rec.timestamp;
-			/* setopt() in this record set changes the newline */
-			r->ev.quiet = dtcp_opt_isset(&r->opts, DTCP_OPT_QUIET);
-			r->ev.flowindent = r->rec_flow;
-			r->ev.flow = r->flow;
-			r->ev.indent = r->indent;
-			if (r->flow == DTC_FLOW_ENTRY)
-				r->indent += 2;
-			r->last_epid = r->rec.epid;
-			r->state = S_NEXT_RECORD;
+			end_record_set(r);
 			*evp = &r->ev;
 			return DTC_OK;
 
@@ -1828,17 +1860,87 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 	}
 }
 
+static int
+deliver(const dtc_handler *h, const dtc_event *ev, void *arg)
+{
+	switch (ev->type) {
+	case DTC_EV_BEGIN: return h->begin ? h->begin(ev, arg) : 0;
+	case DTC_EV_PROBE: return h->probe ? h->probe(ev, arg) : 0;
+	case DTC_EV_RECORD: return h->record ? h->record(ev, arg) : 0;
+	case DTC_EV_PROBE_END: return h->probe_end ? h->probe_end(ev, arg) : 0;
+	case DTC_EV_AGG: return h->agg ? h->agg(ev, arg) : 0;
+	case DTC_EV_DROP: return h->drop ? h->drop(ev, arg) : 0;
+	case DTC_EV_ERROR: return h->error ? h->error(ev, arg) : 0;
+	case DTC_EV_NOTICE: return h->notice ? h->notice(ev, arg) : 0;
+	case DTC_EV_END: return h->end ? h->end(ev, arg) : 0;
+	}
+	return 0;
+}
+
+/*
+ * dtc_consume's inner loop: the record sets of a pass, straight to the
+ * callbacks.  Three or more events come per probe firing, millions of
+ * firings in a row; going back through dtc_next's state dispatch for each
+ * of them was a third of the decoding cost.  Returns AGAIN when dtc_next
+ * must take over (the pass is consumed, drops wait, an ERROR record), a
+ * callback's non-zero return in *cb, or what dtc_next would return.
+ */
+static int
+consume_record_sets(dtc_reader *r, const dtc_handler *h, void *arg,
+    dtc_error *err, int *cb)
+{
+	int rc;
+
+	while (r->state == S_NEXT_RECORD && r->ndq == 0) {
+		if ((rc = start_record_set(r, err)) != DTC_OK)
+			return rc;
+		if (r->state != S_RECORDS)
+			return DTC_OK;    /* an ERROR event: dtc_consume delivers it */
+		if (h->probe != NULL && (*cb = h->probe(&r->ev, arg)) != 0)
+			return DTC_OK;
+		while ((rc = next_value(r, err)) == DTC_OK) {
+			/* a setopt() error is an ERROR event */
+			*cb = r->ev.type == DTC_EV_RECORD ? (h->record != NULL ?
+			    h->record(&r->ev, arg) : 0) : deliver(h, &r->ev, arg);
+			if (*cb != 0)
+				return DTC_OK;
+		}
+		r->state = S_RECORD_END;
+		if (rc != DTC_EOF)
+			return rc;
+		end_record_set(r);
+		if (h->probe_end != NULL &&
+		    (*cb = h->probe_end(&r->ev, arg)) != 0)
+			return DTC_OK;
+	}
+	return AGAIN;
+}
+
+/* The same events as dtc_next, pushed. */
 int
 dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 {
 	const dtc_event *ev;
+	dtc_error local;
 	int rc, cb;
 
+	dtc_error_clear(&local);
 	for (;;) {
-		dtc_error local;
-
-		dtc_error_clear(&local);
-		rc = dtc_next(r, &ev, &local);
+		if (local.code != DTC_E_NONE)
+			dtc_error_clear(&local);
+		ev = NULL;
+		cb = 0;
+		if (r->state == S_NEXT_RECORD && !r->dead) {
+			rc = consume_record_sets(r, h, arg, &local, &cb);
+			if (cb != 0)
+				return cb;
+			if (rc == DTC_OK)
+				ev = &r->ev;
+			else if (rc == AGAIN)
+				rc = dtc_next(r, &ev, &local);
+		} else {
+			rc = dtc_next(r, &ev, &local);
+		}
 		if (rc == DTC_EOF)
 			return DTC_OK;
 		if (rc == DTC_WARN || rc == DTC_FATAL) {
@@ -1852,21 +1954,7 @@ dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 		}
 		if (ev == NULL)
 			continue;
-		cb = 0;
-		switch (ev->type) {
-		case DTC_EV_BEGIN: if (h->begin) cb = h->begin(ev, arg); break;
-		case DTC_EV_PROBE: if (h->probe) cb = h->probe(ev, arg); break;
-		case DTC_EV_RECORD: if (h->record) cb = h->record(ev, arg); break;
-		case DTC_EV_PROBE_END:
-			if (h->probe_end) cb = h->probe_end(ev, arg);
-			break;
-		case DTC_EV_AGG: if (h->agg) cb = h->agg(ev, arg); break;
-		case DTC_EV_DROP: if (h->drop) cb = h->drop(ev, arg); break;
-		case DTC_EV_ERROR: if (h->error) cb = h->error(ev, arg); break;
-		case DTC_EV_NOTICE: if (h->notice) cb = h->notice(ev, arg); break;
-		case DTC_EV_END: if (h->end) cb = h->end(ev, arg); break;
-		}
-		if (cb != 0)
+		if ((cb = deliver(h, ev, arg)) != 0)
 			return cb;
 	}
 }

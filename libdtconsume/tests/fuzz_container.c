@@ -7,7 +7,9 @@
  * merge, printa, the exit printings, and then dtc_aggmerge (the capture
  * merged with itself, as --merge-aggs does).  It is decoded twice, from memory
  * and from a pipe (the streaming reader), and both must print the same
- * bytes and the same messages.  Every event goes through the text
+ * bytes and the same messages; then once more from memory through
+ * dtc_consume (callbacks), which must give what dtc_next gives.  Every
+ * event goes through the text
  * emitter (what dtconsume prints) and the JSON emitter (dt2json; not
  * with -DFUZZ_NO_JSON), and every byte a decoded value points at is
  * read, so that a value pointing outside the input shows up under
@@ -195,15 +197,61 @@ dispatch(const dtc_handler *h, const dtc_event *ev, void *st)
 #define NEMIT 1
 #endif
 
+/* The push side: dtc_consume's callbacks feed the same emitters. */
+typedef struct push {
+	const dtc_emitter *const *em;
+	void **st;
+	int *live;
+	FILE *errs;
+	dtc_buf *b;
+	int nevents;
+} push;
+
+static int
+push_event(const dtc_event *ev, void *arg)
+{
+	push *p = arg;
+	int i;
+
+	if (++p->nevents > 10000000)
+		abort();
+	touch_event(ev, p->b);
+	for (i = 0; i < NEMIT; i++)
+		if (p->live[i] && dispatch(&p->em[i]->handler, ev, p->st[i]) != 0)
+			p->live[i] = 0;
+	return 0;     /* go on, as the pull loop does when an emitter stops */
+}
+
+static int
+push_warn(const dtc_error *err, void *arg)
+{
+	char msg[512];
+
+	if (err->code == DTC_E_NONE || err->text[0] == '\0')
+		abort();
+	dtc_error_format(err, msg, sizeof(msg));
+	fprintf(((push *)arg)->errs, "%s\n", msg);
+	return 0;
+}
+
 /*
  * Decode the capture once, from memory (mem) or from a pipe (the stream
  * reader: its read buffer is compacted and grown while items are
- * decoded).  What the text emitter prints, and every warning formatted as
- * dtconsume prints it, go to out and errs.
+ * decoded), pulling events with dtc_next or (push) having dtc_consume
+ * call back, which runs the record sets in a loop of its own.  What the
+ * text emitter prints, and every warning formatted as dtconsume prints
+ * it, go to out and errs.
  */
 static void
-run(const uint8_t *data, size_t size, int mem, FILE *out, FILE *errs)
+run(const uint8_t *data, size_t size, int mem, int pushed, FILE *out,
+    FILE *errs)
 {
+	static const dtc_handler push_handler = {
+		.begin = push_event, .probe = push_event, .record = push_event,
+		.probe_end = push_event, .agg = push_event, .drop = push_event,
+		.error = push_event, .notice = push_event, .end = push_event,
+		.warn = push_warn
+	};
 	static FILE *devnull;
 #ifndef FUZZ_NO_JSON
 	const dtc_emitter *em[NEMIT] = { &dtc_fmt_text, &dtc_fmt_json };
@@ -252,7 +300,15 @@ run(const uint8_t *data, size_t size, int mem, FILE *out, FILE *errs)
 		live[i] = st[i] != NULL;
 	}
 	dtc_buf_init(&b);
-	for (;;) {
+	if (pushed) {
+		push p = { em, st, live, errs, &b, 0 };
+
+		rc = dtc_consume(r, &push_handler, &p, NULL);
+		if (rc != DTC_OK && rc != DTC_FATAL)
+			abort();
+		rc = rc == DTC_OK ? DTC_EOF : rc;
+	}
+	for (; !pushed;) {
 		dtc_error_clear(&err);
 		rc = dtc_next(r, &ev, &err);
 		if (rc == DTC_EOF)
@@ -317,18 +373,28 @@ run(const uint8_t *data, size_t size, int mem, FILE *out, FILE *errs)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *o[2] = { NULL, NULL }, *e[2] = { NULL, NULL };
-	size_t ol[2] = { 0, 0 }, el[2] = { 0, 0 };
+	char *o[3] = { NULL, NULL, NULL }, *e[3] = { NULL, NULL, NULL };
+	size_t ol[3] = { 0, 0, 0 }, el[3] = { 0, 0, 0 };
 	FILE *out, *errs;
 	int k, n = size <= (1 << 20) ? 2 : 1;
 
-	for (k = 0; k < n; k++) {
+	/* k = 0: memory, pulled; 1: a pipe, pulled; 2: memory, pushed */
+	for (k = 0; k < 3; k++) {
+		if (k == 1 && n == 1)
+			continue;
 		if ((out = open_memstream(&o[k], &ol[k])) == NULL ||
 		    (errs = open_memstream(&e[k], &el[k])) == NULL)
 			abort();
-		run(data, size, k == 0, out, errs);
+		run(data, size, k != 1, k == 2, out, errs);
 		fclose(out);
 		fclose(errs);
+	}
+	if (ol[0] != ol[2] || memcmp(o[0], o[2], ol[0]) != 0 ||
+	    el[0] != el[2] || memcmp(e[0], e[2], el[0]) != 0) {
+		fprintf(stderr, "dtc_next and dtc_consume decode differently\n"
+		    "-- dtc_next stderr:\n%s-- dtc_consume stderr:\n%s",
+		    e[0], e[2]);
+		abort();
 	}
 	if (n == 2 && (ol[0] != ol[1] || memcmp(o[0], o[1], ol[0]) != 0 ||
 	    el[0] != el[1] || memcmp(e[0], e[1], el[0]) != 0)) {
@@ -336,7 +402,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    "-- memory stderr:\n%s-- pipe stderr:\n%s", e[0], e[1]);
 		abort();
 	}
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < 3; k++) {
 		free(o[k]);
 		free(e[k]);
 	}
