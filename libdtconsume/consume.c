@@ -1134,9 +1134,8 @@ printf_value(dtc_reader *r, uint32_t i, dtc_error *err)
 	if (grow_args(r, n) != 0)
 		return rec_error(r, err, DTC_E_NOMEM, "out of memory");
 	for (k = 0; k < n; k++)
-		dtcp_decode_value(&ep->recs[i + k],
-		    r->rec.data + ep->recs[i + k].offset,
-		    ep->recs[i + k].size, r->swap, &r->args[k]);
+		dtcp_decode_value_fast(&ep->recs[i + k],
+		    r->rec.data + ep->recs[i + k].offset, r->swap, &r->args[k]);
 	dtcp_value_init(&r->val, DTC_V_PRINTF, rd, r->rec.data + rd->offset,
 	    rd->size, r->swap);
 	r->val.fmt = fmt;
@@ -1236,7 +1235,7 @@ next_value(dtc_reader *r, dtc_error *err)
 			r->ri = i + 1;
 			if (rd->size == 0)
 				continue;   /* speculate, commit, stop, ... */
-			dtcp_decode_value(rd, r->rec.data + rd->offset, rd->size,
+			dtcp_decode_value_fast(rd, r->rec.data + rd->offset,
 			    r->swap, &r->val);
 			if (r->val.kind == DTC_V_MEMORY) {
 				if (r->dynsize != 0 && r->dynsize <= rd->size)

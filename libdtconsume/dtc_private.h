@@ -425,6 +425,39 @@ dtcp_value_init(dtc_value *v, uint16_t kind, const dtc_recdesc *rd,
 	v->agg = NULL;
 }
 
+/* An integer value: a record of 1, 2, 4 or 8 bytes, sign-extended in i. */
+static inline void
+dtcp_value_int(dtc_value *v, const uint8_t *data, uint32_t size, int swap)
+{
+	v->kind = DTC_V_INT;
+	v->u = dtcp_ldsz(data, size, swap);
+	switch (size) {
+	case 1: v->i = (int8_t)v->u; break;
+	case 2: v->i = (int16_t)v->u; break;
+	case 4: v->i = (int32_t)v->u; break;
+	default: v->i = (int64_t)v->u; break;
+	}
+}
+
+/*
+ * dtcp_decode_value, with trace() and printf() integers (most values)
+ * decoded inline: the record loops call this once per value.
+ */
+static inline void
+dtcp_decode_value_fast(const dtc_recdesc *rd, const uint8_t *data,
+    int swap, dtc_value *v)
+{
+	uint32_t size = rd->size;
+
+	if ((rd->action == DTC_ACT_DIFEXPR || rd->action == DTC_ACT_PRINTF) &&
+	    (size == 1 || size == 2 || size == 4 || size == 8)) {
+		dtcp_value_init(v, DTC_V_INT, rd, data, size, swap);
+		dtcp_value_int(v, data, size, swap);
+		return;
+	}
+	dtcp_decode_value(rd, data, size, swap, v);
+}
+
 /* ------------------------------------------------------------------ */
 /* printf.c: the printf engine                                         */
 /* ------------------------------------------------------------------ */

@@ -87,14 +87,7 @@ dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data, uint32_t size,
 	default:
 	data:
 		if (size == 1 || size == 2 || size == 4 || size == 8) {
-			v->kind = DTC_V_INT;
-			v->u = dtcp_ldsz(data, size, swap);
-			switch (size) {
-			case 1: v->i = (int8_t)v->u; break;
-			case 2: v->i = (int16_t)v->u; break;
-			case 4: v->i = (int32_t)v->u; break;
-			default: v->i = (int64_t)v->u; break;
-			}
+			dtcp_value_int(v, data, size, swap);
 		} else if (rd->action == DTC_ACT_DIFEXPR ||
 		    rd->action == DTC_ACT_PRINTF || rd->action == DTC_ACT_PRINTA ||
 		    rd->action == DTC_ACT_SYSTEM || rd->action == DTC_ACT_FREOPEN ||
