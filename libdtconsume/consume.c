@@ -1550,6 +1550,11 @@ read_pass(dtc_reader *r, dtc_error *err)
 					return rc == DTC_FATAL ? DTC_FATAL :
 					    DTC_WARN;
 				}
+				/* merged into the state (a copy): its pages can
+				 * go, unless principal buffers of the pass are
+				 * still to be consumed */
+				if (r->nbufs == 0)
+					dtcp_container_release(r->cont);
 				if (r->ndq > 0)
 					return AGAIN;
 				continue;
