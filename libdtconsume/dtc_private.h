@@ -312,6 +312,8 @@ typedef struct dtcp_meta {
 int dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
     const dtcp_item *it, int illumos, dtc_error *err);
 void dtcp_meta_free(dtcp_meta *m);
+/* Add an eprobe to the tables (by id, and by index when small); -1: nomem */
+int dtcp_meta_put_eprobe(dtcp_meta *m, dtcp_eprobe *e);
 void dtcp_meta_mark_bad(dtcp_meta *m, uint32_t epid);
 int dtcp_meta_is_bad(const dtcp_meta *m, uint32_t epid);
 static inline int dtcp_eprobe_is_bad(const dtc_eprobedesc *ep)

@@ -356,12 +356,14 @@ same_agg(const dtc_aggdesc *a, const dtc_aggdesc *b)
 	    same_recs(a->recs, b->recs, a->nrecs);
 }
 
-static int
-dense_put(dtcp_meta *m, dtcp_eprobe *e)
+int
+dtcp_meta_put_eprobe(dtcp_meta *m, dtcp_eprobe *e)
 {
 	uint32_t epid = e->d.epid, n;
 	dtcp_eprobe **d;
 
+	if (dtcp_idmap_put(&m->eprobes, epid, e) != 0)
+		return -1;
 	if (epid >= DTCP_DENSE_EPIDS)
 		return 0;
 	if (epid >= m->ndense) {
@@ -440,8 +442,7 @@ load_eprobe(loadctx *x, const dtcp_node *map)
 		if (e->fmts == NULL)
 			return nomem(x);
 	}
-	if (dtcp_idmap_put(&x->m->eprobes, ep->epid, e) != 0 ||
-	    dense_put(x->m, e) != 0)
+	if (dtcp_meta_put_eprobe(x->m, e) != 0)
 		return nomem(x);
 	return rc;
 }

@@ -14,8 +14,12 @@
 static dtc_recdesc rec1[] = { { DTC_ACT_DIFEXPR, 4, 0, 4, 12, 0, 0 } };
 static dtc_recdesc rec2[] = { { DTC_ACT_DIFEXPR, 8, 0, 8, 16, 0, 0 } };
 static dtc_probedesc probe = { 7, "dtrace", "", "", "BEGIN" };
-static dtc_eprobedesc ep1 = { 1, 7, 0, 16, 1, rec1, &probe };
-static dtc_eprobedesc ep2 = { 2, 7, 0, 24, 1, rec2, &probe };
+static dtcp_eprobe ep1 = { { 1, 7, 0, 16, 1, rec1, &probe }, 0, NULL };
+static dtcp_eprobe ep2 = { { 2, 7, 0, 24, 1, rec2, &probe }, 0, NULL };
+/* the same layouts under EPIDs past the dense index, and one added late */
+static dtcp_eprobe ep5000 = { { 5000, 7, 0, 16, 1, rec1, &probe }, 0, NULL };
+static dtcp_eprobe ep70000 = { { 70000, 7, 0, 24, 1, rec2, &probe }, 0, NULL };
+static dtcp_eprobe ep9 = { { 9, 7, 0, 16, 1, rec1, &probe }, 0, NULL };
 
 static dtcp_meta meta;
 static dtcp_walker w;
@@ -25,8 +29,8 @@ static void
 setup(void)
 {
 	memset(&meta, 0, sizeof(meta));
-	dtcp_idmap_put(&meta.eprobes, 1, &ep1);
-	dtcp_idmap_put(&meta.eprobes, 2, &ep2);
+	ck_assert_int_eq(dtcp_meta_put_eprobe(&meta, &ep1), 0);
+	ck_assert_int_eq(dtcp_meta_put_eprobe(&meta, &ep2), 0);
 	memset(&w, 0, sizeof(w));
 	w.meta = &meta;
 	w.source = "test";
@@ -41,6 +45,7 @@ teardown(void)
 {
 	dtcp_walker_free(&w);
 	dtcp_idmap_free(&meta.eprobes);
+	free(meta.dense);
 }
 
 static void
@@ -119,6 +124,53 @@ START_TEST(test_unknown_epid_skips_rest)
 	ck_assert_int_eq(err.offset, 1016);  /* file offset of the word */
 	ck_assert_ptr_nonnull(strstr(err.text, "unknown enabled probe id 9"));
 	ck_assert_int_eq(dtcp_walker_next(&w, &r, &err), DTC_EOF);
+}
+END_TEST
+
+/*
+ * EPIDs at and past the dense index (4096) are found like small ones,
+ * and a description added between two buffers is seen by the next one
+ * (the walker remembers the last EPID it looked up, also when unknown).
+ */
+START_TEST(test_large_and_late_epids)
+{
+	dtcp_walkrec r;
+	dtc_error err;
+
+	ck_assert_int_eq(dtcp_meta_put_eprobe(&meta, &ep5000), 0);
+	ck_assert_int_eq(dtcp_meta_put_eprobe(&meta, &ep70000), 0);
+	hdr(0, 5000, 10);
+	put32(12, 0xaabbccdd);
+	hdr(16, 70000, 11);     /* its int64 at 32: 8-aligned */
+	put32(32, 5);
+	hdr(40, 1, 12);
+	dtc_error_clear(&err);
+	dtcp_walker_start(&w, buf, 56, 0, &err);
+	ck_assert_int_eq(dtcp_walker_next(&w, &r, &err), DTC_OK);
+	ck_assert_uint_eq(r.epid, 5000);
+	ck_assert_ptr_eq(r.ep, &ep5000.d);
+	ck_assert_uint_eq(r.timestamp, 10);
+	ck_assert_int_eq(dtcp_walker_next(&w, &r, &err), DTC_OK);
+	ck_assert_uint_eq(r.epid, 70000);
+	ck_assert_ptr_eq(r.ep, &ep70000.d);
+	ck_assert_uint_eq(r.offset, 16);
+	ck_assert_int_eq(dtcp_walker_next(&w, &r, &err), DTC_OK);
+	ck_assert_ptr_eq(r.ep, &ep1.d);
+	ck_assert_int_eq(dtcp_walker_next(&w, &r, &err), DTC_EOF);
+	ck_assert_int_eq(err.code, DTC_E_NONE);
+
+	/* 9 is unknown in the first buffer, described before the second */
+	memset(buf, 0, sizeof(buf));
+	hdr(0, 9, 1);
+	dtcp_walker_start(&w, buf, 16, 0, &err);
+	ck_assert_int_eq(dtcp_walker_next(&w, &r, &err), DTC_WARN);
+	ck_assert_int_eq(err.code, DTC_E_BADEPID);
+	ck_assert_int_eq(dtcp_meta_put_eprobe(&meta, &ep9), 0);
+	dtc_error_clear(&err);
+	dtcp_walker_start(&w, buf, 16, 0, &err);
+	ck_assert_int_eq(dtcp_walker_next(&w, &r, &err), DTC_OK);
+	ck_assert_ptr_eq(r.ep, &ep9.d);
+	ck_assert_int_eq(err.code, DTC_E_NONE);
 }
 END_TEST
 
@@ -271,6 +323,7 @@ main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_padding_and_timestamps);
 	tcase_add_test(tc, test_unknown_epid_skips_rest);
+	tcase_add_test(tc, test_large_and_late_epids);
 	tcase_add_test(tc, test_overrun);
 	tcase_add_test(tc, test_stray_bytes);
 	tcase_add_test(tc, test_ring_unwrap);
