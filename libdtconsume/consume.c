@@ -1689,8 +1689,7 @@ start_record_set(dtc_reader *r, dtc_error *err)
 	}
 	if (rc != DTC_OK)
 		return rc;
-	if (r->rec.ep->uarg == 1)
-		return error_event(r, err);
+	/* first: an ERROR record is read at its recdescs' offsets too */
 	if (dtcp_eprobe_is_bad(r->rec.ep)) {
 		dtcp_error_set(err, DTC_E_BADRECDESC, r->source, r->rb->item,
 		    (long long)(r->rb->file_offset + r->rec.raw_offset),
@@ -1698,6 +1697,8 @@ start_record_set(dtc_reader *r, dtc_error *err)
 		    "description is inconsistent", r->rec.epid);
 		return DTC_WARN;
 	}
+	if (r->rec.ep->uarg == 1)
+		return error_event(r, err);
 	if (dtcp_opt_isset(&r->opts, DTCP_OPT_FLOWINDENT))
 		flowindent(r, &r->rb->w);
 	else
