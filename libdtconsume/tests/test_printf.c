@@ -640,6 +640,16 @@ START_TEST(test_edge_integers)
 	    I(8, 0xffffffffull));
 	/* the h conversions as written (not pickled): libc narrows */
 	PF_IS("-1 ffff", FBSD, "%hd %hx", I(4, 0xffff), I(4, 0x12ffff));
+	/* %d %i %u with a width or '-' only are written without libc:
+	 * the same digits (C printf rules: int, long, long long) */
+	PF_IS("-2147483648 2147483647 4294967295", FBSD, "%d %i %u",
+	    I(4, 0x80000000), I(4, 0x7fffffff), I(4, 0xffffffff));
+	PF_IS("-9223372036854775808 18446744073709551615", FBSD, "%ld %lu",
+	    I(8, 1ull << 63), I(8, UINT64_MAX));
+	PF_IS("[   42][42   ][-42][123456]", FBSD, "[%5u][%-5d][%2i][%3d]",
+	    I(4, 42), I(4, 42), I(4, (uint64_t)-42), I(4, 123456));
+	PF_IS("0 7 -7", FBSD, "%u %lld %lli", I(8, 0), I(8, 7),
+	    I(8, (uint64_t)-7));
 	PF_IS("A", FBSD, "%c", I(1, 'A'));
 	PF_IS("    A|", FBSD, "%5c|", I(4, 'A'));
 	PF_IS("A    |", FBSD, "%-5c|", I(8, 'A'));
