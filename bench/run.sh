@@ -128,6 +128,12 @@ for scale in $SCALES; do
 		for s in $sinks; do
 			echo "$w $scale $s $(bench "$DTC" -f "$s" "$f") $bytes $firings $values" >>"$RES"
 		done
+		# the decode-only sink must have decoded every firing written
+		if [ "$w" != agg ]; then
+			got=$("$DTC" -f none "$f" | sed -n 's/.* \([0-9]*\) probe firings.*/\1/p')
+			[ "$got" = "$firings" ] ||
+			    echo "run.sh: $w $scale: -f none decoded ${got:-no} firings of $firings" >&2
+		fi
 		if [ "$w" = agg ]; then
 			M="$DIR/merge.out"
 			: >"$M"

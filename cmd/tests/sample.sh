@@ -39,5 +39,13 @@ check "info header" "host         web01.example.org (freebsd 14.1-RELEASE), litt
 check "info passes" "passes       5"
 check "info ERROR probe" "    3     dtrace                                                     ERROR"
 "$DTSNAP" validate "$SAMPLE" >"$work/out" 2>&1 || { echo "not ok - validate"; fail=$((fail + 1)); }
+# -f none writes only its totals: the 3003 firings dtsnap info counts
+# above (its own walk of the buffers), and 3005 records, what the
+# "records" arrays of dt2json's probe lines add up to (BEGIN's printf,
+# 3000 syscall returns' printf, tick-5s's exit, END's printf and two
+# printa)
+"$top_builddir/cmd/dtconsume" -f none "$SAMPLE" >"$work/out" 2>&1 ||
+    { echo "not ok - dtconsume -f none"; fail=$((fail + 1)); }
+check "none totals" "1 captures, 3003 probe firings, 3005 records, 0 aggregation printings (0 rows), 0 drops, 0 errors, 0 notices"
 echo "$fail failed"
 [ $fail -eq 0 ]
