@@ -331,9 +331,18 @@ dtcp_meta_eprobe(const dtcp_meta *m, uint32_t epid)
 		return &e->d;
 	return dtcp_meta_eprobe_lookup(m, epid);
 }
-/* The compiled format of record i of ep (its recs[i].format), or NULL. */
-const dtc_format *dtcp_meta_recformat(const dtcp_meta *m,
+const dtc_format *dtcp_meta_recformat_lookup(const dtcp_meta *m,
     const dtc_eprobedesc *ep, uint32_t i);
+/* The compiled format of record i of ep (its recs[i].format), or NULL. */
+static inline const dtc_format *
+dtcp_meta_recformat(const dtcp_meta *m, const dtc_eprobedesc *ep, uint32_t i)
+{
+	const dtcp_eprobe *e = (const dtcp_eprobe *)ep;
+
+	if (e->fmts != NULL && e->fmts[i] != NULL)
+		return e->fmts[i];
+	return dtcp_meta_recformat_lookup(m, ep, i);
+}
 const dtc_aggdesc *dtcp_meta_agg(const dtcp_meta *m, uint32_t aggid);
 const dtc_format *dtcp_meta_format(const dtcp_meta *m, uint32_t id);
 const dtc_probedesc *dtcp_meta_probe(const dtcp_meta *m, uint32_t id);
@@ -442,19 +451,23 @@ dtcp_value_int(dtc_value *v, const uint8_t *data, uint32_t size, int swap)
 }
 
 /*
- * dtcp_decode_value, with trace() and printf() integers (most values)
+ * dtcp_decode_value, with trace() and printf() data (most values)
  * decoded inline: the record loops call this once per value.
  */
-static inline void
+static inline void __attribute__((always_inline))
 dtcp_decode_value_fast(const dtc_recdesc *rd, const uint8_t *data,
     int swap, dtc_value *v)
 {
 	uint32_t size = rd->size;
 
-	if ((rd->action == DTC_ACT_DIFEXPR || rd->action == DTC_ACT_PRINTF) &&
-	    (size == 1 || size == 2 || size == 4 || size == 8)) {
-		dtcp_value_init(v, DTC_V_INT, rd, data, size, swap);
-		dtcp_value_int(v, data, size, swap);
+	if (rd->action == DTC_ACT_DIFEXPR || rd->action == DTC_ACT_PRINTF) {
+		/* record.c's rule for data: by size alone */
+		int isint = size == 1 || size == 2 || size == 4 || size == 8;
+
+		dtcp_value_init(v, isint ? DTC_V_INT : DTC_V_BYTES, rd, data,
+		    size, swap);
+		if (isint)
+			dtcp_value_int(v, data, size, swap);
 		return;
 	}
 	dtcp_decode_value(rd, data, size, swap, v);

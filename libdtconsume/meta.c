@@ -784,7 +784,8 @@ dtcp_meta_eprobe_lookup(const dtcp_meta *m, uint32_t epid)
 }
 
 const dtc_format *
-dtcp_meta_recformat(const dtcp_meta *m, const dtc_eprobedesc *ep, uint32_t i)
+dtcp_meta_recformat_lookup(const dtcp_meta *m, const dtc_eprobedesc *ep,
+    uint32_t i)
 {
 	dtcp_eprobe *e = (dtcp_eprobe *)ep;
 	const dtc_format *f;
