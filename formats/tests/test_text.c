@@ -371,10 +371,12 @@ ev_new(int type)
 	return ev;
 }
 
+/* as dtc_consume does: a slot left NULL is skipped */
 static void
 call(int (*cb)(const dtc_event *, void *), const dtc_event *ev)
 {
-	H.rv |= cb(ev, H.st);
+	if (cb != NULL)
+		H.rv |= cb(ev, H.st);
 }
 
 static void
