@@ -656,6 +656,77 @@ START_TEST(test_edge_integers)
 }
 END_TEST
 
+/*
+ * Plain %d %i %u (with l, ll, a width, '-') are written by printf.c
+ * itself: against libc's snprintf of the C type the conversion names
+ * (int and unsigned see the low 32 bits of an 8-byte record), for every
+ * power of ten and its neighbours, the limits, and widths around their
+ * lengths.
+ */
+START_TEST(test_plain_ints_vs_libc)
+{
+	static const char *const conv[] = { "d", "i", "u", "ld", "li", "lu",
+	    "lld", "lli", "llu" };
+	static const char *const width[] = { "", "1", "5", "20", "25", "-1",
+	    "-5", "-20", "-25" };
+	uint64_t vals[1 + 19 * 4 + 6], p = 1;
+	size_t nv = 0, c, w, k;
+	dtc_buf b;
+	dtc_error e;
+
+	vals[nv++] = 0;
+	for (k = 0; k < 19; k++, p *= 10) {
+		vals[nv++] = p;
+		vals[nv++] = p - 1;
+		vals[nv++] = -p;
+		vals[nv++] = -(p - 1);
+	}
+	vals[nv++] = INT32_MAX;
+	vals[nv++] = (uint64_t)INT32_MIN;
+	vals[nv++] = UINT32_MAX;
+	vals[nv++] = INT64_MAX;
+	vals[nv++] = (uint64_t)INT64_MIN;
+	vals[nv++] = UINT64_MAX;
+	dtc_buf_init(&b);
+	for (c = 0; c < sizeof(conv) / sizeof(conv[0]); c++) {
+		for (w = 0; w < sizeof(width) / sizeof(width[0]); w++) {
+			char fmt[16], want[64];
+
+			snprintf(fmt, sizeof(fmt), "%%%s%s", width[w], conv[c]);
+			for (k = 0; k < nv; k++) {
+				dtc_value v = I(8, vals[k]);
+				int64_t sv = (int64_t)vals[k];
+				uint64_t uv = vals[k];
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+				if (conv[c][0] != 'l')
+					conv[c][0] == 'u' ? snprintf(want,
+					    sizeof(want), fmt,
+					    (unsigned)(uint32_t)uv) :
+					    snprintf(want, sizeof(want), fmt,
+					    (int)(uint32_t)uv);
+				else if (conv[c][strlen(conv[c]) - 1] == 'u')
+					snprintf(want, sizeof(want), fmt,
+					    (unsigned long long)uv);
+				else
+					snprintf(want, sizeof(want), fmt,
+					    (long long)sv);
+#pragma GCC diagnostic pop
+				ck_assert_int_eq(pf(&b, &e, fmt, FBSD, &v, 1),
+				    DTC_OK);
+				ck_assert_msg(b.len == strlen(want) &&
+				    memcmp(b.s, want, b.len) == 0,
+				    "format \"%s\" of %llu: got \"%.*s\", want "
+				    "\"%s\"", fmt, (unsigned long long)uv,
+				    (int)b.len, b.s, want);
+			}
+		}
+	}
+	dtc_buf_free(&b);
+}
+END_TEST
+
 START_TEST(test_strings)
 {
 	char s[32];
@@ -1850,6 +1921,7 @@ printf_suite(void)
 	tcase_add_test(tc, test_width_precision);
 	tcase_add_test(tc, test_flags);
 	tcase_add_test(tc, test_edge_integers);
+	tcase_add_test(tc, test_plain_ints_vs_libc);
 	tcase_add_test(tc, test_strings);
 	tcase_add_test(tc, test_escapes);
 	tcase_add_test(tc, test_wide);
