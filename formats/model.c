@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "pccache.h"
 
 /*
  * A probe line's identity members (epid, id, provider, module, function,
@@ -30,27 +31,11 @@ typedef struct idbytes {
 	size_t len, cap;
 } idbytes;
 
-/*
- * Stacks repeat, and a kernel frame's members after its pc (module,
- * name, offset, symbol: a binary search over ksyms and a string built,
- * in the library, then encoded) are the same every time its pc comes:
- * their encoded bytes are kept by pc in a direct-mapped cache of
- * two cache lines an entry, allocated at the first stack.  4 MiB: a
- * profile's working set is tens of thousands of pcs (the stack benchmark
- * has 47,000 distinct pcs; 65% of its frames hit).  The symbol tables
- * change only between passes (a ksyms item read for the next pass) and
- * with the reader, and may have grown before the aggregations printed at
- * the end: each of these starts a new epoch, and an entry of an older
- * epoch is empty.
- */
+/* A kernel frame's encoded members after its pc (module, name, offset,
+ * symbol) kept by pc (pccache.h): two cache lines an entry, 4 MiB; the
+ * stack benchmark's 47,000 distinct pcs hit 65% of frames. */
 #define FRAMES_BITS 15
-#define FRAME_BYTES 114
-typedef struct framebytes {
-	uint64_t pc;
-	uint32_t epoch;         /* 0: empty */
-	uint8_t len;
-	unsigned char b[FRAME_BYTES];
-} framebytes;
+#define FRAMES_ENTRY 128
 
 typedef struct model {
 	model_out *po;          /* the probe line being built */
@@ -61,41 +46,8 @@ typedef struct model {
 	dtc_buf buf;            /* rendering scratch */
 	int err;
 	idbytes ids[NIDS];
-	framebytes *frames;     /* 1 << FRAMES_BITS of them, or NULL */
-	int frames_failed;      /* no memory for them: do without */
-	uint32_t epoch;
-	const dtc_reader *epoch_reader;
-	uint32_t epoch_pass;
+	pccache frames;         /* encoded kernel frames by pc */
 } model;
-
-static void
-new_epoch(model *m, const dtc_event *ev)
-{
-	if (++m->epoch == 0) {
-		/* wrapped: entries of epoch 1 would come back */
-		if (m->frames != NULL)
-			memset(m->frames, 0, sizeof(*m->frames) << FRAMES_BITS);
-		m->epoch = 1;
-	}
-	m->epoch_reader = ev->reader;
-	m->epoch_pass = ev->pass;
-}
-
-static framebytes *
-frame_slot(model *m, uint64_t pc)
-{
-	if (m->frames == NULL) {
-		if (m->frames_failed)
-			return NULL;
-		m->frames = calloc((size_t)1 << FRAMES_BITS, sizeof(*m->frames));
-		if (m->frames == NULL) {
-			m->frames_failed = 1;
-			return NULL;
-		}
-	}
-	/* Fibonacci hashing: return addresses differ in their low bits */
-	return &m->frames[(pc * 0x9e3779b97f4a7c15ULL) >> (64 - FRAMES_BITS)];
-}
 
 #define O(o, op, ...) ((o)->ops->op((o), ##__VA_ARGS__))
 /* keys are literals: their length is known at compile time */
@@ -252,21 +204,20 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 {
 	dtc_symbol s;
 	int found;
-	framebytes *fb = NULL;
 	const unsigned char *b;
 	size_t mark = 0, n;
+	int keep = 0;
 
 	O(o, map_begin);
 	KEY(o, "pc");
 	O(o, addr, pc);
-	if (!user && helper == NULL && (fb = frame_slot(m, pc)) != NULL) {
-		if (fb->epoch == m->epoch && fb->pc == pc) {
-			O(o, raw, fb->b, fb->len);
+	if (!user && helper == NULL) {
+		if ((b = pccache_get(&m->frames, pc, &n)) != NULL) {
+			O(o, raw, b, n);
 			O(o, map_end);
 			return;
 		}
-		if (O(o, so_far, &mark) == NULL)
-			fb = NULL;
+		keep = O(o, so_far, &mark) != NULL;
 	}
 	found = user ? dtc_usym_lookup(r, pid, pc, &s) :
 	    dtc_ksym_lookup(r, pc, &s);
@@ -289,13 +240,8 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 		KEY(o, "string");
 		O(o, str, helper, hlen);
 	}
-	if (fb != NULL && (b = O(o, so_far, &n)) != NULL && n >= mark &&
-	    n - mark <= FRAME_BYTES) {
-		memcpy(fb->b, b + mark, n - mark);
-		fb->len = (uint8_t)(n - mark);
-		fb->pc = pc;
-		fb->epoch = m->epoch;
-	}
+	if (keep && (b = O(o, so_far, &n)) != NULL && n >= mark)
+		pccache_put(&m->frames, pc, b + mark, n - mark);
 	O(o, map_end);
 }
 
@@ -668,7 +614,7 @@ model_on_begin(const dtc_event *ev, void *arg)
 
 	for (i = 0; i < NIDS; i++)
 		m->ids[i].ep = NULL;
-	new_epoch(m, ev);
+	pccache_reset(&m->frames, ev);
 
 	O(o, map_begin);
 	kstr(o, "type", "header");
@@ -797,8 +743,7 @@ model_on_probe(const dtc_event *ev, void *arg)
 
 	m->probe_seq = ++m->seq;
 	m->in_probe = 1;
-	if (ev->reader != m->epoch_reader || ev->pass != m->epoch_pass)
-		new_epoch(m, ev);
+	pccache_sync(&m->frames, ev);
 	O(o, map_begin);
 	kstr(o, "type", "probe");
 	ku64(o, "seq", m->probe_seq);
@@ -904,7 +849,7 @@ model_on_probe_end(const dtc_event *ev, void *arg)
 int
 model_on_agg(const dtc_event *ev, void *arg)
 {
-	new_epoch(arg, ev);
+	pccache_reset(&((model *)arg)->frames, ev);
 	agg_line(arg, ev, ev->agg, "exit");
 	return 0;
 }
@@ -1045,7 +990,7 @@ model_create(const dtc_emitter_opts *opts, model_out *po, model_out *oo)
 	}
 	m->po = po;
 	m->oo = oo;
-	m->epoch = 1;
+	pccache_init(&m->frames, FRAMES_BITS, FRAMES_ENTRY);
 	dtc_buf_init(&m->buf);
 	return m;
 }
@@ -1063,7 +1008,7 @@ model_destroy(void *state)
 	m->oo->ops->free(m->oo);
 	for (i = 0; i < NIDS; i++)
 		free(m->ids[i].bytes);
-	free(m->frames);
+	pccache_free(&m->frames);
 	dtc_buf_free(&m->buf);
 	free(m);
 	return err;

@@ -45,6 +45,7 @@
 
 #include "digits.h"
 #include "emitter.h"
+#include "pccache.h"
 
 #ifndef DTC_EMIT_ABORT
 /* A callback's return value when processing must stop (the emitter has
@@ -70,25 +71,10 @@
 #define PLINE_SLOTS 64           /* a power of two */
 #define PLINE_MAX 112
 
-/*
- * Stacks repeat: a kernel frame's text (a binary search over ksyms and a
- * string built, in the library) is kept by pc in a direct-mapped cache
- * of one cache line an entry, allocated at the first stack.  4 MiB: a
- * profile's working set is tens of thousands of pcs (the stack benchmark
- * has 47,000 distinct pcs; 79% of its frames hit).  The symbol tables
- * change only between passes (a ksyms item read for the next pass) and
- * with the reader, and may have grown before the aggregations printed at
- * the end: each of these starts a new epoch, and an entry of an older
- * epoch is empty.
- */
+/* Kernel frame texts kept by pc (pccache.h): one cache line an entry,
+ * 4 MiB; the stack benchmark's 47,000 distinct pcs hit 79% of frames. */
 #define FTEXT_BITS 16
-#define FTEXT_MAX 51
-typedef struct ftext {
-	uint64_t pc;
-	uint32_t epoch;          /* 0: empty */
-	uint8_t len;
-	char s[FTEXT_MAX];
-} ftext;
+#define FTEXT_ENTRY 64
 
 typedef struct text_state {
 	FILE *out, *err;
@@ -112,11 +98,7 @@ typedef struct text_state {
 		size_t len;
 		char s[PLINE_MAX];
 	} pl[PLINE_SLOTS];
-	ftext *ft;               /* 1 << FTEXT_BITS of them, or NULL */
-	int ft_failed;           /* no memory for them: do without */
-	uint32_t epoch;
-	const dtc_reader *epoch_reader;
-	uint32_t epoch_pass;
+	pccache ft;              /* kernel frame texts by pc */
 } text_state;
 
 /* What agghist/aggpack need to know about a whole printing (one variable):
@@ -446,46 +428,22 @@ stackindent(const dtc_reader *r)
 	return v > 4096 ? 4096 : (int)v;
 }
 
-static void
-new_epoch(text_state *st, const dtc_event *ev)
-{
-	if (++st->epoch == 0) {
-		/* wrapped: entries of epoch 1 would come back */
-		if (st->ft != NULL)
-			memset(st->ft, 0, sizeof(*st->ft) << FTEXT_BITS);
-		st->epoch = 1;
-	}
-	st->epoch_reader = ev->reader;
-	st->epoch_pass = ev->pass;
-}
-
 /* dtc_frame_text(r, pc) appended to the output, from the cache when it
  * holds it */
 static void
 frame_text(text_state *st, const dtc_reader *r, uint64_t pc)
 {
-	ftext *f = NULL;
+	const void *p;
+	size_t n;
 
-	if (st->ft == NULL && !st->ft_failed &&
-	    (st->ft = calloc((size_t)1 << FTEXT_BITS, sizeof(*st->ft))) == NULL)
-		st->ft_failed = 1;
-	if (st->ft != NULL) {
-		/* Fibonacci hashing: return addresses differ in low bits */
-		f = &st->ft[(pc * 0x9e3779b97f4a7c15ULL) >> (64 - FTEXT_BITS)];
-		if (f->epoch == st->epoch && f->pc == pc) {
-			oput(st, f->s, f->len);
-			return;
-		}
+	if ((p = pccache_get(&st->ft, pc, &n)) != NULL) {
+		oput(st, p, n);
+		return;
 	}
 	dtc_buf_reset(&st->sym);
 	dtc_frame_text(r, pc, &st->sym);
 	oput(st, st->sym.s, st->sym.len);
-	if (f != NULL && st->sym.len <= FTEXT_MAX) {
-		memcpy(f->s, st->sym.s, st->sym.len);
-		f->len = (uint8_t)st->sym.len;
-		f->pc = pc;
-		f->epoch = st->epoch;
-	}
+	pccache_put(&st->ft, pc, st->sym.s, st->sym.len);
 }
 
 /* dt_print_stack: returns 0, or -1 for a bad pc size (after the "\n"). */
@@ -1408,7 +1366,7 @@ begin(const dtc_event *ev, void *arg)
 	st->endnl = 0;
 	st->cap_abort = 0;
 	memset(st->pl, 0, sizeof(st->pl));
-	new_epoch(st, ev);
+	pccache_reset(&st->ft, ev);
 	return 0;
 }
 
@@ -1495,8 +1453,7 @@ probe(const dtc_event *ev, void *arg)
 
 	if (st->cap_abort)
 		return DTC_EMIT_ABORT;
-	if (ev->reader != st->epoch_reader || ev->pass != st->epoch_pass)
-		new_epoch(st, ev);
+	pccache_sync(&st->ft, ev);
 	if (pd == NULL && ev->ep != NULL)
 		pd = ev->ep->probe;
 	if (pd != NULL) {
@@ -1567,7 +1524,7 @@ agg(const dtc_event *ev, void *arg)
 
 	if (st->cap_abort)
 		return DTC_EMIT_ABORT;
-	new_epoch(st, ev);
+	pccache_reset(&st->ft, ev);
 	end_newline(st);
 	if (ev->agg != NULL && (msg = print_rows(st, ev->reader, ev->agg)) !=
 	    NULL)
@@ -1645,6 +1602,7 @@ text_create(const dtc_emitter_opts *o)
 	st->tty = isatty(fileno(o->out));
 	dtc_buf_init(&st->buf);
 	dtc_buf_init(&st->sym);
+	pccache_init(&st->ft, FTEXT_BITS, FTEXT_ENTRY);
 	return st;
 }
 
@@ -1662,7 +1620,7 @@ text_destroy(void *state)
 	rv = st->werr ? -1 : 0;
 	dtc_buf_free(&st->buf);
 	dtc_buf_free(&st->sym);
-	free(st->ft);
+	pccache_free(&st->ft);
 	free(st->ob);
 	free(st);
 	return rv;
