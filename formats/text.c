@@ -593,6 +593,33 @@ print_symbolic(text_state *st, const dtc_reader *r, const dtc_value *v)
 
 static const char ats40[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
 
+/*
+ * (long long) of a long double total, as x86 converts: a value outside
+ * the range gives LLONG_MIN ("integer indefinite"), which is what
+ * libdtrace's own cast prints there; done explicitly because the C cast
+ * is undefined for it.
+ */
+static long long
+ld_to_ll(long double x)
+{
+	if (!(x >= -9223372036854775808.0L && x < 9223372036854775808.0L))
+		return LLONG_MIN;
+	return (long long)x;
+}
+
+/*
+ * (unsigned int) of a long double, as x86 converts it: through a 64-bit
+ * integer, so a value outside that range gives 0 and a larger one in it
+ * its low 32 bits.  A capture's counts can make a bar's |val| exceed the
+ * total (signed sums) or the total 0, where libdtrace's own casts are
+ * undefined; this is what they give on x86.
+ */
+static unsigned int
+ld_to_uint(long double x)
+{
+	return (unsigned int)(unsigned long long)ld_to_ll(x);
+}
+
 static long double
 fabsld(long double x)
 {
@@ -628,8 +655,8 @@ quantline(text_state *st, const dtc_reader *r, int64_t val, uint64_t normal,
 			unsigned int whole, partial, i;
 
 			f = fabsld((long double)val) * len / total;
-			whole = (unsigned int)f;
-			partial = (unsigned int)((f - (long double)whole) *
+			whole = ld_to_uint(f);
+			partial = ld_to_uint((f - (long double)whole) *
 			    (long double)AGGUTF8_LEVELS);
 			oc(st, '|');
 			for (i = 0; i < whole; i++)
@@ -647,7 +674,7 @@ quantline(text_state *st, const dtc_reader *r, int64_t val, uint64_t normal,
 		depth = 0;
 		if (positives) {
 			f = fabsld((long double)val) * len / total;
-			depth = (unsigned int)(f + 0.5);
+			depth = ld_to_uint(f + 0.5);
 		}
 		if (depth > len)
 			depth = len;
@@ -656,7 +683,7 @@ quantline(text_state *st, const dtc_reader *r, int64_t val, uint64_t normal,
 		ospaces(st, len - depth);
 	} else if (!positives) {
 		f = fabsld((long double)val) * len / total;
-		depth = (unsigned int)(f + 0.5);
+		depth = ld_to_uint(f + 0.5);
 		if (depth > len)
 			depth = len;
 		ospaces(st, len - depth);
@@ -666,7 +693,7 @@ quantline(text_state *st, const dtc_reader *r, int64_t val, uint64_t normal,
 		/* both signs: half bars either side of the axis */
 		len /= 2;
 		f = fabsld((long double)val) * len / total;
-		depth = (unsigned int)(f + 0.5);
+		depth = ld_to_uint(f + 0.5);
 		if (depth > len)
 			depth = len;
 		if (val <= 0) {
@@ -719,12 +746,12 @@ packed_glyph(text_state *st, const dtc_reader *r, long double datum,
 		return;
 	}
 	if (datum < 0) {
-		k = (unsigned int)(fabsld(datum * (sizeof(neg) - 2)) / total +
+		k = ld_to_uint(fabsld(datum * (sizeof(neg) - 2)) / total +
 		    0.5);
 		oc(st, neg[k < sizeof(neg) - 1 ? k : sizeof(neg) - 2]);
 		return;
 	}
-	k = (unsigned int)(datum * (AGGPACK_LEVELS - 1) / total + 0.5);
+	k = ld_to_uint(datum * (AGGPACK_LEVELS - 1) / total + 0.5);
 	if (k > AGGPACK_LEVELS - 1)
 		k = AGGPACK_LEVELS - 1;
 	if (pack_utf8(st, r))
@@ -748,19 +775,6 @@ quantize_total(const packinfo *pk, int64_t datum, long double *total)
 		*total = val;
 }
 
-/*
- * (long long) of a long double total, as x86 converts: a value outside
- * the range gives LLONG_MIN ("integer indefinite"), which is what
- * libdtrace's own cast prints there; done explicitly because the C cast
- * is undefined for it.
- */
-static long long
-ld_to_ll(long double x)
-{
-	if (!(x >= -9223372036854775808.0L && x < 9223372036854775808.0L))
-		return LLONG_MIN;
-	return (long long)x;
-}
 
 /* dt_ndigits, quirks included (10000 counts 4 digits) */
 static int
