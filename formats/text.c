@@ -980,7 +980,7 @@ packinfo_init(packinfo *pk, const dtc_reader *r, const dtc_aggprint *ap)
 				val = val == INT64_MIN ? INT64_MAX : -val;
 			}
 			if (pk->zoom) {
-				val = (int64_t)((long double)val *
+				val = ld_to_ll((long double)val *
 				    (1 / AGGZOOM_MAX));
 				if (val > total)
 					total = val;
