@@ -513,6 +513,9 @@ typedef struct dtc_writer_header {
 	const char *os, *release, *host, *producer;
 	uint32_t ncpu;
 	uint32_t dt_act_base;
+	/* NULL or "legacy": illumos/FreeBSD buffers (container 1.0);
+	 * "dtrace-v2": DTrace for Linux (dtrace-utils) items, container 1.1 */
+	const char *flavor;
 } dtc_writer_header;
 
 typedef struct dtc_writer_status {
@@ -568,6 +571,71 @@ int dtc_writer_add_status(dtc_writer *w, const dtc_writer_status *st,
 int dtc_writer_add_aggbuf(dtc_writer *w, const dtc_writer_buf *b,
     dtc_error *err);
 int dtc_writer_add_buf(dtc_writer *w, const dtc_writer_buf *b, dtc_error *err);
+/*
+ * DTrace v2 (DTrace for Linux, dtrace-utils) items: a writer made with
+ * flavor "dtrace-v2" takes these instead of eprobe/agg/aggbuf/buf items
+ * (dtsnap(5), DTRACE V2 ITEMS).  recdesc actions are dtrace-utils'
+ * action codes; offsets of statement records count from the record's
+ * size word, offsets of aggregation records from the start of the key
+ * (krecs) or of the data (drecs).
+ */
+typedef struct dtc_stmtdesc {
+	uint32_t id;         /* statement id (dtrace_stid_t) */
+	uint64_t uarg;       /* dtdd_uarg: 0 = an ordinary clause */
+	uint32_t size;       /* dtdd_size */
+	uint32_t nrecs;
+	const dtc_recdesc *recs;
+} dtc_stmtdesc;
+int dtc_writer_add_stmt(dtc_writer *w, const dtc_stmtdesc *sd, dtc_error *err);
+
+typedef struct dtc_aggdesc_v2 {
+	uint32_t id;         /* aggregation id: the first word of each key */
+	int64_t varid;
+	const char *name;    /* without '@'; "" when anonymous */
+	uint32_t flags;
+	uint64_t sig, normal;
+	uint32_t ksize, dsize;
+	uint32_t nkrecs;
+	const dtc_recdesc *krecs;
+	uint32_t ndrecs;
+	const dtc_recdesc *drecs;
+} dtc_aggdesc_v2;
+int dtc_writer_add_aggdesc_v2(dtc_writer *w, const dtc_aggdesc_v2 *ad,
+    dtc_error *err);
+
+/* Records of one CPU in the order libdtrace delivered them: each starts
+ * with its 32-bit size word (bytes after it), then specid, probe id,
+ * statement id and the data, exactly as BPF wrote it. */
+int dtc_writer_add_recs(dtc_writer *w, uint32_t pass, int cpu,
+    const void *data, size_t size, dtc_error *err);
+
+/* libdtrace's aggregation state right after a snapshot: begin, one entry
+ * per hash entry (key of the aggregation's ksize, data of its dsize),
+ * end.  A snapshot replaces the state the previous one left. */
+int dtc_writer_aggsnap_begin(dtc_writer *w, uint32_t pass, size_t nentries,
+    dtc_error *err);
+int dtc_writer_aggsnap_entry(dtc_writer *w, uint32_t aggid, const void *key,
+    size_t ksize, const void *data, size_t dsize, dtc_error *err);
+int dtc_writer_aggsnap_end(dtc_writer *w, dtc_error *err);
+
+/* A drop as libdtrace reported it (dtrace_dropdata_t); kind is
+ * dtrace-utils' dtrace_dropkind_t, msg its preconstructed message. */
+int dtc_writer_add_drop(dtc_writer *w, uint32_t pass, int cpu, uint32_t kind,
+    uint64_t drops, uint64_t total, const char *msg, dtc_error *err);
+/* A fault in D (the ERROR probe; dtrace_errdata_t): the statement and
+ * probe that faulted, the action index, DIF offset, fault and address,
+ * and libdtrace's preconstructed message. */
+typedef struct dtc_writer_fault {
+	uint32_t pass;
+	int cpu;
+	uint32_t stid, probe;
+	int action, offset, fault;
+	uint64_t addr;
+	const char *msg;
+} dtc_writer_fault;
+int dtc_writer_add_fault(dtc_writer *w, const dtc_writer_fault *f,
+    dtc_error *err);
+
 /* Writes the end item (a clean close) and frees w. */
 int dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err);
 /* Frees w without writing the end item (a capture cut short). */
