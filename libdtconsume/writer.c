@@ -30,6 +30,9 @@
 #define DTCP_FORMAT_MAJOR 1
 #define DTCP_FORMAT_MINOR 0
 #endif
+#ifndef DTCP_FORMAT_MINOR_V2
+#define DTCP_FORMAT_MINOR_V2 1
+#endif
 
 /* byte strings up to this size are copied into the item buffer */
 #define INLINE_BYTES 4096
@@ -55,6 +58,9 @@ struct dtc_writer {
 	size_t nopts, optcap;
 	bool in_ksyms;
 	size_t ksyms_want, ksyms_have;
+	bool v2;             /* flavor "dtrace-v2" (container 1.1) */
+	bool in_aggsnap;
+	size_t snap_want, snap_have;
 };
 
 /* ------------------------------------------------------------------ */
@@ -265,6 +271,10 @@ begin(dtc_writer *w, const char *kind, size_t nkeys, dtc_error *err)
 		return misuse(w, err, "%s item while the ksyms item is open "
 		    "(%zu of %zu symbols written)", kind, w->ksyms_have,
 		    w->ksyms_want);
+	if (w->in_aggsnap)
+		return misuse(w, err, "%s item while the aggsnap item is open "
+		    "(%zu of %zu entries written)", kind, w->snap_have,
+		    w->snap_want);
 	if (w->nopts > 0 && strcmp(kind, "options") != 0 &&
 	    write_options(w, err) != DTC_OK)
 		return DTC_FATAL;
@@ -317,12 +327,14 @@ write_options(dtc_writer *w, dtc_error *err)
 	return rc;
 }
 
+/* A recdesc array under key (every recdesc key, always, in one order). */
 static void
-e_recs(dtc_writer *w, uint32_t nrecs, const dtc_recdesc *recs)
+e_reclist(dtc_writer *w, const char *key, uint32_t nrecs,
+    const dtc_recdesc *recs)
 {
 	uint32_t i;
 
-	e_text(w, "recs");
+	e_text(w, key);
 	e_array(w, nrecs);
 	for (i = 0; i < nrecs; i++) {
 		const dtc_recdesc *r = &recs[i];
@@ -336,6 +348,12 @@ e_recs(dtc_writer *w, uint32_t nrecs, const dtc_recdesc *recs)
 		e_key_uint(w, "arg", r->arg);
 		e_key_uint(w, "uarg", r->uarg);
 	}
+}
+
+static void
+e_recs(dtc_writer *w, uint32_t nrecs, const dtc_recdesc *recs)
+{
+	e_reclist(w, "recs", nrecs, recs);
 }
 
 /* ILLUMOS: DIF_SUBR_MAX + 1 is 49 there and 55 on current FreeBSD. */
@@ -365,13 +383,25 @@ dtc_writer_new(FILE *out, const dtc_writer_header *h, dtc_error *err)
 		return NULL;
 	}
 	w->out = out;
+	if (h->flavor != NULL && strcmp(h->flavor, "legacy") != 0) {
+		if (strcmp(h->flavor, "dtrace-v2") != 0) {
+			misuse(NULL, err, "unknown capture flavor '%s'",
+			    h->flavor);
+			free(w);
+			return NULL;
+		}
+		w->v2 = true;
+	}
 	snprintf(producer, sizeof(producer), "libdtconsume %s",
 	    dtc_version_string());
-	begin(w, "dtsnap", 9, err);
+	begin(w, "dtsnap", w->v2 ? 10 : 9, err);
 	e_text(w, "version");
 	e_array(w, 2);
 	e_uint(w, DTCP_FORMAT_MAJOR);
-	e_uint(w, DTCP_FORMAT_MINOR);
+	/* a legacy capture stays 1.0, so that 1.0 readers still take it */
+	e_uint(w, w->v2 ? DTCP_FORMAT_MINOR_V2 : DTCP_FORMAT_MINOR);
+	if (w->v2)
+		e_key_text(w, "flavor", "dtrace-v2");
 	e_key_text(w, "byteorder", h->big_endian ? "big" : "little");
 	e_key_text(w, "model", h->ilp32 ? "ILP32" : "LP64");
 	e_key_text(w, "os", h->os);
@@ -697,6 +727,181 @@ dtc_writer_add_buf(dtc_writer *w, const dtc_writer_buf *b, dtc_error *err)
 	return finish(w, err);
 }
 
+/* ------------------------------------------------------------------ */
+/* DTrace v2 items                                                     */
+/* ------------------------------------------------------------------ */
+
+static int
+need_flavor(dtc_writer *w, bool v2, const char *kind, dtc_error *err)
+{
+	if (w == NULL)
+		return misuse(w, err, "no writer");
+	if (w->v2 != v2)
+		return misuse(w, err, "%s item in a %s capture", kind,
+		    w->v2 ? "dtrace-v2" : "legacy");
+	return DTC_OK;
+}
+
+int
+dtc_writer_add_stmt(dtc_writer *w, const dtc_stmtdesc *sd, dtc_error *err)
+{
+	int rc;
+
+	if ((rc = need_flavor(w, true, "stmt", err)) != DTC_OK)
+		return rc;
+	if (sd == NULL || (sd->nrecs > 0 && sd->recs == NULL))
+		return misuse(w, err, "no statement description");
+	if ((rc = begin(w, "stmt", 4, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "id", sd->id);
+	e_key_uint(w, "uarg", sd->uarg);
+	e_key_uint(w, "size", sd->size);
+	e_recs(w, sd->nrecs, sd->recs);
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_aggdesc_v2(dtc_writer *w, const dtc_aggdesc_v2 *ad,
+    dtc_error *err)
+{
+	int rc;
+
+	if ((rc = need_flavor(w, true, "aggdesc", err)) != DTC_OK)
+		return rc;
+	if (ad == NULL || (ad->nkrecs > 0 && ad->krecs == NULL) ||
+	    (ad->ndrecs > 0 && ad->drecs == NULL))
+		return misuse(w, err, "no aggregation description");
+	if ((rc = begin(w, "aggdesc", 10, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "id", ad->id);
+	e_key_int(w, "varid", ad->varid);
+	e_key_text(w, "name", ad->name != NULL ? ad->name : "");
+	e_key_uint(w, "flags", ad->flags);
+	e_key_uint(w, "sig", ad->sig);
+	e_key_uint(w, "normal", ad->normal);
+	e_key_uint(w, "ksize", ad->ksize);
+	e_key_uint(w, "dsize", ad->dsize);
+	e_reclist(w, "krecs", ad->nkrecs, ad->krecs);
+	e_reclist(w, "drecs", ad->ndrecs, ad->drecs);
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_recs(dtc_writer *w, uint32_t pass, int cpu, const void *data,
+    size_t size, dtc_error *err)
+{
+	int rc;
+
+	if ((rc = need_flavor(w, true, "recs", err)) != DTC_OK)
+		return rc;
+	if ((size > 0 && data == NULL) || cpu < 0)
+		return misuse(w, err, "no data or no cpu for the recs item");
+	if ((rc = begin(w, "recs", 3, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "pass", pass);
+	e_key_int(w, "cpu", cpu);
+	e_text(w, "data");
+	e_bytes(w, data, size, err);
+	return finish(w, err);
+}
+
+int
+dtc_writer_aggsnap_begin(dtc_writer *w, uint32_t pass, size_t nentries,
+    dtc_error *err)
+{
+	int rc;
+
+	if ((rc = need_flavor(w, true, "aggsnap", err)) != DTC_OK)
+		return rc;
+	if ((rc = begin(w, "aggsnap", 2, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "pass", pass);
+	e_text(w, "entries");
+	e_array(w, nentries);
+	w->in_aggsnap = true;
+	w->snap_want = nentries;
+	w->snap_have = 0;
+	if (nentries == 0)
+		return dtc_writer_aggsnap_end(w, err);
+	return DTC_OK;
+}
+
+int
+dtc_writer_aggsnap_entry(dtc_writer *w, uint32_t aggid, const void *key,
+    size_t ksize, const void *data, size_t dsize, dtc_error *err)
+{
+	if (w == NULL || !w->in_aggsnap)
+		return misuse(w, err, "aggsnap entry outside an aggsnap item");
+	if (w->snap_have == w->snap_want)
+		return misuse(w, err, "aggsnap entry %zu of %zu", w->snap_have + 1,
+		    w->snap_want);
+	if ((ksize > 0 && key == NULL) || (dsize > 0 && data == NULL))
+		return misuse(w, err, "aggsnap entry without key or data");
+	e_array(w, 3);
+	e_uint(w, aggid);
+	e_bytes(w, key, ksize, err);
+	e_bytes(w, data, dsize, err);
+	w->snap_have++;
+	if (w->len >= FLUSH_AT && flush(w, err) != DTC_OK)
+		return DTC_FATAL;
+	return w->dead ? DTC_FATAL : DTC_OK;
+}
+
+int
+dtc_writer_aggsnap_end(dtc_writer *w, dtc_error *err)
+{
+	if (w == NULL || !w->in_aggsnap)
+		return misuse(w, err, "no aggsnap item is open");
+	if (w->snap_have != w->snap_want)
+		return misuse(w, err, "aggsnap item ended after %zu of %zu "
+		    "entries", w->snap_have, w->snap_want);
+	w->in_aggsnap = false;
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_drop(dtc_writer *w, uint32_t pass, int cpu, uint32_t kind,
+    uint64_t drops, uint64_t total, const char *msg, dtc_error *err)
+{
+	int rc;
+
+	if ((rc = need_flavor(w, true, "drop", err)) != DTC_OK)
+		return rc;
+	if ((rc = begin(w, "drop", 6, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "pass", pass);
+	e_key_int(w, "cpu", cpu);
+	e_key_uint(w, "kind", kind);
+	e_key_uint(w, "drops", drops);
+	e_key_uint(w, "total", total);
+	e_key_text(w, "msg", msg != NULL ? msg : "");
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_fault(dtc_writer *w, const dtc_writer_fault *f,
+    dtc_error *err)
+{
+	int rc;
+
+	if ((rc = need_flavor(w, true, "fault", err)) != DTC_OK)
+		return rc;
+	if (f == NULL)
+		return misuse(w, err, "no fault");
+	if ((rc = begin(w, "fault", 9, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "pass", f->pass);
+	e_key_int(w, "cpu", f->cpu);
+	e_key_uint(w, "stid", f->stid);
+	e_key_uint(w, "probe", f->probe);
+	e_key_int(w, "action", f->action);
+	e_key_int(w, "offset", f->offset);
+	e_key_int(w, "fault", f->fault);
+	e_key_uint(w, "addr", f->addr);
+	e_key_text(w, "msg", f->msg != NULL ? f->msg : "");
+	return finish(w, err);
+}
+
 int
 dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err)
 {
@@ -727,7 +932,7 @@ dtc_writer_free(dtc_writer *w)
 	if (w == NULL)
 		return;
 	/* options already added belong to the capture, even a cut one */
-	if (w->nopts > 0 && !w->dead && !w->in_ksyms)
+	if (w->nopts > 0 && !w->dead && !w->in_ksyms && !w->in_aggsnap)
 		(void)write_options(w, NULL);
 	free_options(w);
 	free(w->opts);
