@@ -1297,6 +1297,97 @@ dtcp_agg_snap(dtcp_aggstate *a, const dtc_reader *r, int cpu,
 	return rv;
 }
 
+static void compact(dtcp_aggstate *a);
+
+/*
+ * DTrace v2: libdtrace's whole aggregation state after a snapshot, as
+ * entries in the legacy layout (v2.c translates them), oldest first.  A
+ * v2 snapshot does not add to the state, it is the state: values are
+ * copied, entries it lacks (trunc() removed them from libdtrace's hash)
+ * die, and what the state carries besides values (normalize() factors,
+ * creation order, printed marks) stays, as it does in the hash.
+ */
+int
+dtcp_agg_replace(dtcp_aggstate *a, const dtc_reader *r, const uint8_t *buf,
+    size_t len, dtc_error *err)
+{
+	const dtcp_meta *m = dtcp_reader_meta(r);
+	int swap = dtcp_reader_swap(r), rv = DTC_OK;
+	size_t offs = 0, i;
+
+	/* ent_hdr's spare byte marks the entries the snapshot holds */
+	for (i = 0; i < a->nents; i++)
+		ent_hdr(a->ents[i].data)->unused = 0;
+	while (offs < len) {
+		const dtc_aggdesc *d;
+		const uint8_t *e;
+		struct dinfo di;
+		size_t at = SIZE_MAX;
+		uint8_t *x = NULL;
+		uint64_t h;
+		uint32_t id;
+
+		if (len - offs < 4)
+			return warn(err, r, DTC_E_OVERRUN, -1, offs,
+			    "aggregation snapshot ends inside an aggregation id");
+		if ((id = dtcp_ld32(buf + offs, swap)) == 0) {
+			offs += 4;
+			continue;
+		}
+		if ((d = dtcp_meta_agg(m, id)) == NULL)
+			return warn(err, r, DTC_E_BADAGGID, -1, offs,
+			    "unknown aggregation id %u; rest of the aggregation "
+			    "snapshot skipped", id);
+		dinfo_fill(&di, d, id);
+		if (di.code != 0 || d->size > len - offs) {
+			rv = warn(err, r, di.code != 0 ? di.code :
+			    DTC_E_OVERRUN, -1, offs, "aggregation id %u: %s",
+			    id, di.code != 0 ? di.why : "entry overruns the "
+			    "snapshot");
+			if (d->size == 0 || d->size > len - offs)
+				break;
+			offs += d->size;
+			continue;
+		}
+		e = buf + offs;
+		if (di.symkeys) {
+			if (grow(&a->scratch, &a->capscratch, d->size, 1) != 0)
+				goto nomem;
+			memcpy(a->scratch, e, d->size);
+			rewrite_symkeys(a, r, d, a->scratch, swap);
+			e = a->scratch;
+		}
+		h = hash_ent(&di, e);
+		if (a->ntab != 0)
+			x = lookup(a, &di, e, h, &at);
+		if (x != NULL) {
+			memcpy(x + di.voff, e + di.voff, di.vsize);
+		} else {
+			if (insert(a, d, e, h, at, swap) != 0)
+				goto nomem;
+			x = a->ents[a->nents - 1].data;
+		}
+		ent_hdr(x)->unused = 1;
+		offs += d->size;
+	}
+	for (i = 0; i < a->nents; i++) {
+		struct agg_ent *e = &a->ents[i];
+
+		if (!e->dead && ent_hdr(e->data)->unused == 0) {
+			e->dead = 1;
+			a->ndead++;
+		}
+		ent_hdr(e->data)->unused = 0;
+	}
+	if (a->ndead > 0)
+		compact(a);
+	return rv;
+nomem:
+	dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r), -1,
+	    (long long)offs, -1, "out of memory replacing the aggregations");
+	return DTC_FAILED;
+}
+
 /* ------------------------------------------------------------------ */
 /* Values as libdtrace sorts them                                      */
 /* ------------------------------------------------------------------ */

@@ -67,6 +67,21 @@ typedef struct status {
 	uint64_t c[10];          /* cumulative drop counters, DTC_DROP_* order */
 } status;
 
+/* A DTrace v2 fault item: the ERROR probe as libdtrace reported it. */
+struct v2fault {
+	uint32_t stid, probe;
+	int64_t action, offset, fault;
+	uint64_t addr;
+};
+
+/* A drop (or a v2 fault) to report between records. */
+struct qdrop {
+	int kind, cpu;
+	uint64_t count;
+	char *msg;               /* v2: libdtrace's message (owned) */
+	struct v2fault *fault;   /* v2: a fault item (owned) */
+};
+
 struct dtc_reader {
 	dtcp_container *cont;
 	char *source;
@@ -101,7 +116,9 @@ struct dtc_reader {
 	/* a read-ahead item of the next pass, already parsed */
 	int have_pending;
 	struct pending {
-		int kind;        /* 1 aggbuf, 2 buf, 3 status, 4 end */
+		int kind;        /* 1 aggbuf, 2 buf, 3 status, 4 end,
+		                  * 5 v2 drop/fault, 6 v2 aggsnap */
+		struct qdrop note;
 		pbuf b;
 		status st;
 		uint32_t pass;
@@ -119,8 +136,11 @@ struct dtc_reader {
 	int rec_quiet, rec_flow;
 
 	/* drop events queued between records (principal drops, status) */
-	struct qdrop { int kind, cpu; uint64_t count; } dq[16];
+	struct qdrop dq[16];
 	size_t ndq, dqi;
+	/* DTrace v2: the aggsnap waiting for its pass, as legacy entries */
+	uint8_t *snap;
+	size_t snaplen, snapcap;
 
 	/* options items wait until the pass before them is consumed */
 	struct popt { char name[64]; char val[256]; long long item;
@@ -322,6 +342,13 @@ free_bufs(dtc_reader *r)
 	}
 	free(r->bufs);
 	free(r->pending.b.owned);
+	free(r->pending.note.msg);
+	free(r->pending.note.fault);
+	for (i = r->dqi; i < r->ndq; i++) {
+		free(r->dq[i].msg);
+		free(r->dq[i].fault);
+	}
+	free(r->snap);
 }
 
 void
@@ -428,6 +455,28 @@ read_header(dtc_reader *r, const dtcp_item *it, dtc_error *err)
 	    strcasecmp(r->hdr.os, "solaris") == 0 ||
 	    strcasecmp(r->hdr.os, "sunos") == 0;
 	r->illumos = r->hdr.os_illumos;
+	r->hdr.flavor = "legacy";
+	if (dtcp_get_text(r->cont, it, map, "flavor", 0, &s, &len, err) ==
+	    DTC_OK) {
+		if (len == 9 && memcmp(s, "dtrace-v2", 9) == 0) {
+			r->hdr.flavor = "dtrace-v2";
+			r->hdr.v2 = 1;
+		} else if (!(len == 6 && memcmp(s, "legacy", 6) == 0)) {
+			dtcp_error_set(err, DTC_E_VERSION, r->source, it->index,
+			    (long long)it->offset, -1, "capture flavor '%.*s' is "
+			    "not one this reader knows (legacy, dtrace-v2)",
+			    (int)(len > 40 ? 40 : len), s);
+			return DTC_FATAL;
+		}
+	}
+	if (r->hdr.v2 && r->hdr.version_major == 1 && r->hdr.version_minor < 1) {
+		dtcp_error_set(err, DTC_E_VERSION, r->source, it->index,
+		    (long long)it->offset, -1, "a dtrace-v2 capture needs "
+		    "container version 1.1 or later, the header says %d.%d",
+		    r->hdr.version_major, r->hdr.version_minor);
+		return DTC_FATAL;
+	}
+	r->meta.v2 = r->hdr.v2;
 	u = 0;
 	if (dtcp_get_u64(r->cont, it, map, "ncpu", 0, &u, err) == DTC_OK)
 		r->hdr.ncpu = u > 65536 ? 65536 : (uint32_t)u;
@@ -665,6 +714,8 @@ queue_drop(dtc_reader *r, int kind, int cpu, uint64_t count)
 	r->dq[r->ndq].kind = kind;
 	r->dq[r->ndq].cpu = cpu;
 	r->dq[r->ndq].count = count;
+	r->dq[r->ndq].msg = NULL;
+	r->dq[r->ndq].fault = NULL;
 	r->ndq++;
 }
 
@@ -724,6 +775,47 @@ record_event(dtc_reader *r, int type)
 	r->ev.quiet = dtcp_opt_isset(&r->opts, DTCP_OPT_QUIET);
 }
 
+/*
+ * A DTrace v2 drop or fault as an event.  libdtrace composed the message
+ * on the traced host (dt_handle.c); the capture carries it, and dtrace(1)
+ * prints it after "dtrace: ".
+ */
+static int
+v2_note_event(dtc_reader *r, struct qdrop *d)
+{
+	struct v2fault *f = d->fault;
+
+	if (f != NULL) {
+		const dtc_eprobedesc *ep;
+		int nomem;
+
+		clear_event(r, DTC_EV_ERROR);
+		r->ev.cpu = d->cpu;
+		r->ev.fault_epid = f->stid;
+		r->ev.action = (uint64_t)f->action;
+		r->ev.difoffset = f->offset;
+		r->ev.fault = (uint64_t)f->fault;
+		r->ev.fault_addr = f->addr;
+		r->ev.fault_probe = dtcp_meta_probe(&r->meta, f->probe);
+		ep = dtcp_v2_eprobe(&r->meta, f->probe, f->stid, &nomem);
+		r->ev.fault_ep = ep;
+		r->nerrors++;
+	} else {
+		clear_event(r, DTC_EV_DROP);
+		r->ev.dropkind = d->kind;
+		r->ev.cpu = d->cpu;
+		r->ev.count = d->count;
+		r->ndrops += d->count;
+	}
+	snprintf(r->msg, sizeof(r->msg), "%s", d->msg != NULL ? d->msg : "");
+	r->ev.message = r->msg;
+	free(d->msg);
+	free(d->fault);
+	d->msg = NULL;
+	d->fault = NULL;
+	return 1;
+}
+
 /* The next queued drop as an event; 0 when the queue is empty. */
 static int
 drop_event(dtc_reader *r)
@@ -736,6 +828,8 @@ drop_event(dtc_reader *r)
 		return 0;
 	}
 	d = &r->dq[r->dqi++];
+	if (d->msg != NULL || d->fault != NULL)
+		return v2_note_event(r, d);
 	clear_event(r, DTC_EV_DROP);
 	r->ev.dropkind = d->kind;
 	r->ev.cpu = d->cpu;
@@ -829,6 +923,14 @@ plan_pass(dtc_reader *r)
 	size_t i;
 
 	r->nsegs = r->seg = 0;
+	if (r->hdr.v2) {
+		/* the records as libdtrace delivered them: file order */
+		r->temporal = 0;
+		for (i = 0; i < r->nbufs; i++)
+			if (add_seg(r, (int)i, F_ALL, 0) != 0)
+				return -1;
+		return 0;
+	}
 	qsort(r->bufs, r->nbufs, sizeof(*r->bufs), bufcmp);
 	r->temporal = dtcp_opt_isset(&r->opts, DTCP_OPT_TEMPORAL);
 	if (r->temporal) {
@@ -1320,6 +1422,7 @@ static int
 start_buffer(dtc_reader *r, pbuf *b, dtc_error *err)
 {
 	b->w.meta = &r->meta;
+	b->w.v2 = r->hdr.v2;
 	b->w.swap = r->swap;
 	b->w.cpu = b->cpu;
 	b->w.source = r->source;
@@ -1504,6 +1607,102 @@ next_record(dtc_reader *r, dtc_error *err)
 /* ------------------------------------------------------------ items loop */
 
 /*
+ * Items of the other flavor would be misdecoded (a legacy buf walked as v2
+ * records, or the reverse): refused, and said so.
+ */
+static int
+flavor_mismatch(dtc_reader *r, const dtcp_item *it, dtc_error *err)
+{
+	static const char *const legacy[] = { "eprobe", "agg", "aggbuf",
+	    "buf", "status" };
+	static const char *const v2[] = { "stmt", "aggdesc", "recs",
+	    "aggsnap", "fault", "drop" };
+	const char *const *other = r->hdr.v2 ? legacy : v2;
+	size_t i, n = r->hdr.v2 ? 5 : 6;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(it->kind, other[i]) == 0) {
+			dtcp_error_set(err, DTC_E_BADVALUE, r->source, it->index,
+			    (long long)it->offset, -1, "%s item in a %s capture "
+			    "(it belongs to %s captures); skipped", it->kind,
+			    r->hdr.flavor, r->hdr.v2 ? "legacy" : "dtrace-v2");
+			return 1;
+		}
+	return 0;
+}
+
+/* A DTrace v2 fault or drop item. */
+static int
+read_note(dtc_reader *r, const dtcp_item *it, struct qdrop *q,
+    uint32_t *pass, dtc_error *err)
+{
+	const dtcp_node *map = &it->nodes[0];
+	const char *s = "";
+	size_t len = 0;
+	uint64_t u = 0;
+	int64_t cpu = -1;
+
+	memset(q, 0, sizeof(*q));
+	if (dtcp_get_u64(r->cont, it, map, "pass", 1, &u, err) != DTC_OK ||
+	    dtcp_get_i64(r->cont, it, map, "cpu", 0, &cpu, err) == DTC_FAILED ||
+	    dtcp_get_text(r->cont, it, map, "msg", 0, &s, &len, err) ==
+	    DTC_FAILED)
+		return DTC_WARN;
+	*pass = (uint32_t)u;
+	q->cpu = cpu < -1 || cpu > 1000000 ? -1 : (int)cpu;
+	if (len > 4000)
+		len = 4000;
+	if ((q->msg = strndup(s, len)) == NULL)
+		goto nomem;
+	if (it->kind[0] == 'f') {
+		struct v2fault *f = calloc(1, sizeof(*f));
+		uint64_t v = 0;
+
+		if ((q->fault = f) == NULL)
+			goto nomem;
+		if (dtcp_get_u64(r->cont, it, map, "stid", 0, &v, err) ==
+		    DTC_FAILED)
+			goto bad;
+		f->stid = (uint32_t)v;
+		v = 0;
+		if (dtcp_get_u64(r->cont, it, map, "probe", 0, &v, err) ==
+		    DTC_FAILED ||
+		    dtcp_get_i64(r->cont, it, map, "action", 0, &f->action,
+		    err) == DTC_FAILED ||
+		    dtcp_get_i64(r->cont, it, map, "offset", 0, &f->offset,
+		    err) == DTC_FAILED ||
+		    dtcp_get_i64(r->cont, it, map, "fault", 0, &f->fault,
+		    err) == DTC_FAILED ||
+		    dtcp_get_u64(r->cont, it, map, "addr", 0, &f->addr,
+		    err) == DTC_FAILED)
+			goto bad;
+		f->probe = (uint32_t)v;
+	} else {
+		uint64_t kind = 0;
+
+		if (dtcp_get_u64(r->cont, it, map, "kind", 0, &kind, err) ==
+		    DTC_FAILED ||
+		    dtcp_get_u64(r->cont, it, map, "drops", 0, &q->count,
+		    err) == DTC_FAILED)
+			goto bad;
+		q->kind = kind < 10 ? (int)kind : 0;
+	}
+	return DTC_OK;
+bad:
+	free(q->msg);
+	free(q->fault);
+	memset(q, 0, sizeof(*q));
+	return DTC_WARN;
+nomem:
+	free(q->msg);
+	free(q->fault);
+	memset(q, 0, sizeof(*q));
+	dtcp_error_set(err, DTC_E_NOMEM, r->source, it->index,
+	    (long long)it->offset, -1, "out of memory");
+	return DTC_FATAL;
+}
+
+/*
  * Read items until the current pass is complete. DTC_OK: a pass is ready
  * to consume (or the capture ended: r->eof). DTC_WARN: err says what was
  * skipped; call again. DTC_FATAL.
@@ -1518,12 +1717,13 @@ read_pass(dtc_reader *r, dtc_error *err)
 		return DTC_WARN;
 	for (;;) {
 		uint32_t pass = 0;
+		uint64_t u = 0;
 
 		if (r->have_pending) {
 			struct pending *p = &r->pending;
 
 			/* an item of a later pass completes the current one */
-			if (r->nbufs > 0 && p->pass != r->pass)
+			if (r->nbufs > 0 && (p->pass != r->pass || p->kind == 5))
 				return DTC_OK;
 			r->have_pending = 0;
 			r->pass = p->pass;
@@ -1585,6 +1785,25 @@ read_pass(dtc_reader *r, dtc_error *err)
 				b->started = 0;
 				continue;
 			}
+			if (p->kind == 5) {
+				/* in its place among the records */
+				if (r->ndq < sizeof(r->dq) / sizeof(r->dq[0]))
+					r->dq[r->ndq++] = p->note;
+				else {
+					free(p->note.msg);
+					free(p->note.fault);
+				}
+				memset(&p->note, 0, sizeof(p->note));
+				return AGAIN;
+			}
+			if (p->kind == 6) {
+				rc = dtcp_agg_replace(r->agg, r, r->snap,
+				    r->snaplen, err);
+				if (rc != DTC_OK)
+					return rc == DTC_FATAL ? DTC_FATAL :
+					    DTC_WARN;
+				continue;
+			}
 		}
 		if (r->eof)
 			return DTC_OK;
@@ -1599,6 +1818,8 @@ read_pass(dtc_reader *r, dtc_error *err)
 		}
 		if (rc != DTC_OK)
 			return rc;
+		if (flavor_mismatch(r, &it, err))
+			return DTC_WARN;
 		rc = dtcp_meta_add_item(&r->meta, r->cont, &it, r->illumos, err);
 		if (rc != DTC_EOF) {
 			if (rc == DTC_OK)
@@ -1632,14 +1853,44 @@ read_pass(dtc_reader *r, dtc_error *err)
 			    DTC_OK)
 				return DTC_WARN;
 		} else if (strcmp(it.kind, "aggbuf") == 0 ||
-		    strcmp(it.kind, "buf") == 0) {
-			int principal = it.kind[0] == 'b';
+		    strcmp(it.kind, "buf") == 0 || strcmp(it.kind, "recs") == 0) {
+			int principal = it.kind[0] != 'a';
 
 			r->pending.kind = principal ? 2 : 1;
 			rc = read_buf(r, &it, &r->pending.b, &pass, principal,
 			    err);
 			if (rc != DTC_OK)
 				return rc;
+		} else if (strcmp(it.kind, "aggsnap") == 0) {
+			if (dtcp_get_u64(r->cont, &it, &it.nodes[0], "pass", 1,
+			    &u, err) != DTC_OK)
+				return DTC_WARN;
+			pass = (uint32_t)u;
+			rc = dtcp_v2_aggsnap(&r->meta, r->cont, &it, r->swap,
+			    &r->snap, &r->snaplen, &r->snapcap, err);
+			if (rc == DTC_FATAL)
+				return rc;
+			r->pending.kind = 6;
+			if (rc != DTC_OK) {
+				/* what could be read of it still counts */
+				r->pending.pass = pass < r->pass ? r->pass : pass;
+				r->have_pending = 1;
+				return DTC_WARN;
+			}
+		} else if (strcmp(it.kind, "fault") == 0 ||
+		    strcmp(it.kind, "drop") == 0) {
+			rc = read_note(r, &it, &r->pending.note, &pass, err);
+			if (rc != DTC_OK)
+				return rc;
+			r->pending.kind = 5;
+			/* it comes after the records read so far */
+			if (pass < r->pass)
+				pass = r->pass;
+			r->pending.pass = pass;
+			r->have_pending = 1;
+			if (r->nbufs > 0)
+				return DTC_OK;
+			continue;
 		} else {
 			continue;  /* unknown kinds: the format may grow */
 		}

@@ -304,6 +304,9 @@ typedef struct dtcp_meta {
 	size_t nprocs;
 	int have_clock;
 	uint64_t clock_hrtime, clock_walltime;
+	/* DTrace v2 captures (v2.c) */
+	int v2;
+	dtcp_idmap stmts;     /* statement id -> dtcp_v2stmt */
 } dtcp_meta;
 
 /* Load one metadata item (probe, eprobe, agg, format, ksyms, proc, clock)
@@ -312,6 +315,10 @@ typedef struct dtcp_meta {
 int dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
     const dtcp_item *it, int illumos, dtc_error *err);
 void dtcp_meta_free(dtcp_meta *m);
+/* A recdesc array under key of an item's map (the checks of eprobe's). */
+int dtcp_meta_load_recs(dtcp_meta *m, const dtcp_container *c,
+    const dtcp_item *it, const dtcp_node *map, const char *key,
+    uint32_t *nrecs, dtc_recdesc **recs, dtc_error *err);
 /* Add an eprobe to the tables (by id, and by index when small); -1: nomem */
 int dtcp_meta_put_eprobe(dtcp_meta *m, dtcp_eprobe *e);
 void dtcp_meta_mark_bad(dtcp_meta *m, uint32_t epid);
@@ -348,6 +355,28 @@ const dtc_format *dtcp_meta_format(const dtcp_meta *m, uint32_t id);
 const dtc_probedesc *dtcp_meta_probe(const dtcp_meta *m, uint32_t id);
 
 /* ------------------------------------------------------------------ */
+/* v2.c: DTrace v2 (dtrace-utils) items                                */
+/* ------------------------------------------------------------------ */
+
+#define DTCP_V2_RECHDR 16    /* size word, specid, probe id, statement id */
+
+/* Load a stmt or aggdesc item (DTC_EOF for other kinds), as
+ * dtcp_meta_add_item does for the legacy ones. */
+int dtcp_v2_add_item(dtcp_meta *m, const dtcp_container *c,
+    const dtcp_item *it, dtc_error *err);
+/* The enabled probe that the records of statement stid fired by probe
+ * prid decode as (made at first use), or NULL: unknown statement, or out
+ * of memory (*nomem set). */
+const dtc_eprobedesc *dtcp_v2_eprobe(dtcp_meta *m, uint32_t prid,
+    uint32_t stid, int *nomem);
+/* An aggsnap item as the legacy entries the aggregation engine reads,
+ * oldest first, into *buf (grown as needed; the caller frees it). */
+int dtcp_v2_aggsnap(const dtcp_meta *m, const dtcp_container *c,
+    const dtcp_item *it, int swap, uint8_t **buf, size_t *len, size_t *cap,
+    dtc_error *err);
+void dtcp_v2_free(dtcp_meta *m);
+
+/* ------------------------------------------------------------------ */
 /* walker.c: one principal buffer, record by record                    */
 /* ------------------------------------------------------------------ */
 
@@ -361,8 +390,9 @@ typedef struct dtcp_walkrec {
 } dtcp_walkrec;
 
 typedef struct dtcp_walker {
-	const dtcp_meta *meta;
+	dtcp_meta *meta;        /* v2 records make their enabled probes */
 	int swap, cpu;
+	int v2;                 /* records of a DTrace v2 recs item */
 	const char *source;     /* for errors */
 	long long item;         /* container item index, for errors */
 	size_t file_offset;     /* file offset of the buffer's first byte */
@@ -502,6 +532,10 @@ void dtcp_agg_free(dtcp_aggstate *a);
 int dtcp_agg_snap(dtcp_aggstate *a, const dtc_reader *r, int cpu,
     const uint8_t *buf, size_t len, dtc_error *err);
 /* Library actions (by variable id). n: trunc count (0 = all). */
+/* DTrace v2: the whole state after a snapshot (legacy-layout entries,
+ * oldest first) replaces the current one; see agg.c. */
+int dtcp_agg_replace(dtcp_aggstate *a, const dtc_reader *r,
+    const uint8_t *buf, size_t len, dtc_error *err);
 void dtcp_agg_clear(dtcp_aggstate *a, const dtc_reader *r, int64_t varid);
 void dtcp_agg_normalize(dtcp_aggstate *a, int64_t varid, uint64_t normal);
 void dtcp_agg_denormalize(dtcp_aggstate *a, int64_t varid);

@@ -346,6 +346,10 @@ typedef struct dtc_header {
 	uint32_t ncpu;
 	uint32_t dt_act_base;
 	int os_illumos;          /* 1 when os names illumos/Solaris, else FreeBSD rules */
+	/* "legacy" (illumos/FreeBSD buffers) or "dtrace-v2" (DTrace for
+	 * Linux, dtrace-utils): which printer's rules the text follows */
+	const char *flavor;
+	int v2;
 } dtc_header;
 
 typedef struct dtc_event {

@@ -268,8 +268,8 @@ load_probe(loadctx *x, const dtcp_node *map)
 
 /* The recs array of an eprobe or agg item. */
 static int
-load_recs(loadctx *x, const dtcp_node *map, uint32_t *nrecs,
-    dtc_recdesc **recs)
+load_reclist(loadctx *x, const dtcp_node *map, const char *key,
+    uint32_t *nrecs, dtc_recdesc **recs)
 {
 	const dtcp_node *arr, *e;
 	dtc_recdesc *r;
@@ -277,7 +277,7 @@ load_recs(loadctx *x, const dtcp_node *map, uint32_t *nrecs,
 	uint64_t v;
 	int rc;
 
-	rc = dtcp_get_node(x->c, x->it, map, "recs", DTCP_N_ARRAY, 1, &arr,
+	rc = dtcp_get_node(x->c, x->it, map, key, DTCP_N_ARRAY, 1, &arr,
 	    x->err);
 	if (rc != DTC_OK)
 		return DTC_WARN;
@@ -294,16 +294,17 @@ load_recs(loadctx *x, const dtcp_node *map, uint32_t *nrecs,
 	for (i = 0, e = dtcp_first_child(arr); i < arr->count;
 	    i++, e = dtcp_next_sibling(e)) {
 		if (e->type != DTCP_N_MAP)
-			return bad(x, e, DTC_E_KEYTYPE, "%s item: recs[%u] is not "
-			    "a map", x->it->kind, i);
-#define U(key, field, max, req) do { \
+			return bad(x, e, DTC_E_KEYTYPE, "%s item: %s[%u] is not "
+			    "a map", x->it->kind, key, i);
+#define U(f, field, max, req) do { \
 	v = 0; \
-	rc = dtcp_get_u64(x->c, x->it, e, key, req, &v, x->err); \
+	rc = dtcp_get_u64(x->c, x->it, e, f, req, &v, x->err); \
 	if (rc != DTC_OK && rc != DTC_EOF) \
 		return DTC_WARN; \
 	if (v > (max)) \
-		return bad(x, e, DTC_E_LIMIT, "%s item: recs[%u].%s %llu is " \
-		    "out of range", x->it->kind, i, key, (unsigned long long)v); \
+		return bad(x, e, DTC_E_LIMIT, "%s item: %s[%u].%s %llu is " \
+		    "out of range", x->it->kind, key, i, f, \
+		    (unsigned long long)v); \
 	r[i].field = v; \
 } while (0)
 		U("action", action, 0xffff, 1);
@@ -317,6 +318,23 @@ load_recs(loadctx *x, const dtcp_node *map, uint32_t *nrecs,
 	}
 	*recs = r;
 	return DTC_OK;
+}
+
+static int
+load_recs(loadctx *x, const dtcp_node *map, uint32_t *nrecs,
+    dtc_recdesc **recs)
+{
+	return load_reclist(x, map, "recs", nrecs, recs);
+}
+
+int
+dtcp_meta_load_recs(dtcp_meta *m, const dtcp_container *c,
+    const dtcp_item *it, const dtcp_node *map, const char *key,
+    uint32_t *nrecs, dtc_recdesc **recs, dtc_error *err)
+{
+	loadctx x = { m, c, it, err };
+
+	return load_reclist(&x, map, key, nrecs, recs);
 }
 
 /*
@@ -765,6 +783,8 @@ dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
 		return load_proc(&x, map);
 	if (strcmp(it->kind, "clock") == 0)
 		return load_clock(&x, map);
+	if (m->v2)
+		return dtcp_v2_add_item(m, c, it, err);
 	return DTC_EOF;
 }
 
@@ -848,6 +868,7 @@ free_format(dtcp_idmap *map)
 void
 dtcp_meta_free(dtcp_meta *m)
 {
+	dtcp_v2_free(m);
 	free_format(&m->formats);
 	dtcp_idmap_free(&m->probes);
 	dtcp_idmap_free(&m->eprobes);

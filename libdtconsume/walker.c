@@ -99,12 +99,88 @@ stop(dtcp_walker *w, dtc_error *err, int code, size_t pos, const char *fmt,
 	return DTC_WARN;
 }
 
+/*
+ * A DTrace v2 recs item: records back to back, each its size word (the
+ * bytes after it), specid, probe id, statement id and data, as libdtrace
+ * read them from the perf ring.  Sizes are in the records, so an unknown
+ * statement skips one record, not the rest.
+ */
+static int
+next_v2(dtcp_walker *w, dtcp_walkrec *rec, dtc_error *err)
+{
+	const dtc_eprobedesc *ep;
+	uint32_t size, prid, stid;
+	size_t len;
+	int nomem;
+
+	for (;;) {
+		if (w->pos >= w->size)
+			return DTC_EOF;
+		if (w->size - w->pos < DTCP_V2_RECHDR)
+			return stop(w, err, DTC_E_OVERRUN, w->pos, "%zu stray "
+			    "bytes at the end of the records (offset %zu)",
+			    w->size - w->pos, w->pos);
+		size = dtcp_ld32(w->data + w->pos, w->swap);
+		len = (size_t)size + 4;
+		if (len < DTCP_V2_RECHDR || len > w->size - w->pos)
+			return stop(w, err, DTC_E_OVERRUN, w->pos, "record at "
+			    "offset %zu claims %u bytes, %zu are left; the rest "
+			    "of these records (%zu bytes) is skipped", w->pos,
+			    size, w->size - w->pos - 4, w->size - w->pos);
+		prid = dtcp_ld32(w->data + w->pos + 8, w->swap);
+		stid = dtcp_ld32(w->data + w->pos + 12, w->swap);
+		if (stid == w->last_epid && w->last_ep != NULL &&
+		    w->last_ep->probeid == prid) {
+			ep = w->last_ep;
+		} else {
+			ep = dtcp_v2_eprobe(w->meta, prid, stid, &nomem);
+			if (nomem) {
+				dtcp_error_set(err, DTC_E_NOMEM, w->source,
+				    w->item, (long long)(w->file_offset + w->pos),
+				    w->cpu, "out of memory");
+				w->pos = w->size;
+				return DTC_FATAL;
+			}
+			w->last_epid = stid;
+			w->last_ep = ep;
+		}
+		if (ep == NULL) {
+			dtcp_error_set(err, DTC_E_BADEPID, w->source, w->item,
+			    (long long)(w->file_offset + w->pos), w->cpu,
+			    "record of unknown statement %u (probe %u) at "
+			    "offset %zu skipped", stid, prid, w->pos);
+			w->pos += len;
+			return DTC_WARN;
+		}
+		if (ep->size > len) {
+			dtcp_error_set(err, DTC_E_OVERRUN, w->source, w->item,
+			    (long long)(w->file_offset + w->pos), w->cpu,
+			    "record of statement %u at offset %zu has %zu bytes, "
+			    "its records need %u; skipped", stid, w->pos, len,
+			    ep->size);
+			w->pos += len;
+			return DTC_WARN;
+		}
+		break;
+	}
+	rec->offset = w->pos;
+	rec->raw_offset = w->pos;
+	rec->epid = stid;
+	rec->ep = ep;
+	rec->data = w->data + w->pos;
+	rec->timestamp = 0;     /* v2 records carry none */
+	w->pos += len;
+	return DTC_OK;
+}
+
 int
 dtcp_walker_next(dtcp_walker *w, dtcp_walkrec *rec, dtc_error *err)
 {
 	const dtc_eprobedesc *ep;
 	uint32_t epid;
 
+	if (w->v2)
+		return next_v2(w, rec, err);
 	for (;;) {
 		if (w->pos >= w->size)
 			return DTC_EOF;
@@ -157,6 +233,9 @@ dtcp_walker_peek_epid(const dtcp_walker *w)
 	size_t pos;
 	uint32_t epid;
 
+	if (w->v2)
+		return w->size - w->pos >= DTCP_V2_RECHDR ?
+		    dtcp_ld32(w->data + w->pos + 12, w->swap) : 0;
 	for (pos = w->pos; pos + 4 <= w->size; pos += 4) {
 		epid = dtcp_ld32(w->data + pos, w->swap);
 		if (epid != 0)
