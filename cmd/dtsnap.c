@@ -21,6 +21,9 @@
 
 #include "cli.h"
 #include "synth.h"
+#ifdef HAVE_LIBDTRACE
+#include "record.h"
+#endif
 #include "dtc_private.h"
 
 /* ------------------------------------------------------------------ */
@@ -2028,6 +2031,7 @@ static const char main_usage[] =
 "  dump FILE                       every item and principal record\n"
 "  convert [-f json|cbor] IN [-o OUT]  CBOR <-> JSON Lines\n"
 "  synth DESC.json [-o OUT]        write the capture a description stands for\n"
+"  record [dtrace options] [-o OUT] [--tee FILE]  run a D script, capture it\n"
 "\n"
 "'dtsnap COMMAND --help' describes one command.  See dtsnap(1).\n";
 
@@ -2053,5 +2057,14 @@ main(int argc, char **argv)
 		return cmd_validate(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "info") == 0)
 		return cmd_info(&c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "record") == 0) {
+#ifdef HAVE_LIBDTRACE
+		return record_main(argc - 1, argv + 1);
+#else
+		fputs("dtsnap record: this dtsnap was built without libdtrace "
+		    "(configure --with-libdtrace=DIR)\n", stderr);
+		return CLI_EXIT_USAGE;
+#endif
+	}
 	cli_usage_error(&c, "unknown command '%s'", argv[1]);
 }

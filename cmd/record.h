@@ -1,0 +1,90 @@
+/*
+ * record.h - dtsnap record: the command (record.c) and the recorder
+ * behind a system's libdtrace (record_dtrace.c for DTrace for Linux).
+ *
+ * The command parses dtrace(1)'s options, opens the capture and the tee
+ * and owns the capture sink: records batched into per-CPU runs, passes
+ * and the writer's errors.  A backend runs the D program as dtrace(1)
+ * would and feeds the sink; it is the only code that includes dtrace.h,
+ * so that an illumos/FreeBSD backend can sit beside it.
+ */
+#ifndef DTC_RECORD_H
+#define DTC_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "dtconsume.h"
+
+/* dtrace(1)'s exit statuses, which the recorder returns as its own. */
+#define REC_E_SUCCESS 0
+#define REC_E_ERROR 1
+#define REC_E_USAGE 2
+
+/* One dtrace(1) option in command-line order: opt is its letter. */
+typedef struct rec_arg {
+	int opt;
+	char *arg;
+} rec_arg;
+
+typedef struct rec_sink rec_sink;
+
+typedef struct rec_config {
+	const rec_arg *args;
+	int nargs;
+	/* $0 and the macro arguments ($1 ...) */
+	char **dargv;
+	int dargc;
+	/*
+	 * What dtrace(1) would print on its standard output and standard
+	 * error, or both NULL without --tee.  With --tee FILE, err shares
+	 * out's file offset and is unbuffered: the file then reads as
+	 * `dtrace ... >FILE 2>&1` does.
+	 */
+	FILE *tee_out, *tee_err;
+	/* Where messages go without a tee ("dtsnap record: ..."). */
+	FILE *diag;
+	FILE *capture;
+	const char *capture_name;   /* "-" for standard output */
+	rec_sink *sink;
+} rec_config;
+
+/* The command: argv[0] is "record". */
+int record_main(int argc, char **argv);
+
+/*
+ * The backend: runs the program like dtrace(1) and records it into
+ * cfg->sink.  Returns the exit status dtrace(1) would have returned.
+ */
+int rec_backend_run(const rec_config *cfg);
+/* The name of the backend for the header's producer string. */
+const char *rec_backend_producer(void);
+
+/*
+ * The capture sink.  Items go out as they arrive; records are buffered
+ * into a run of one CPU, which becomes one recs item when the CPU
+ * changes, when any other stream item is written (rec_sink_writer) and
+ * at the end of a pass.  Every function returns 0, or -1 once the
+ * writer failed (rec_sink_error says why; later calls do nothing).
+ */
+rec_sink *rec_sink_new(FILE *out, const char *name);
+int rec_sink_start(rec_sink *s, const dtc_writer_header *h);
+/* The writer for metadata items, which may come between records. */
+dtc_writer *rec_sink_meta(rec_sink *s);
+/* The writer for a stream item: the pending run is written first. */
+dtc_writer *rec_sink_writer(rec_sink *s);
+dtc_error *rec_sink_err(rec_sink *s);
+int rec_sink_check(rec_sink *s, int rc);
+uint32_t rec_sink_pass(const rec_sink *s);
+int rec_sink_record(rec_sink *s, int cpu, const void *rec, size_t size);
+/* Ends a pass: the run is written, the stream flushed, pass + 1. */
+int rec_sink_end_pass(rec_sink *s);
+/* A clean close: the end item with the exit status. */
+int rec_sink_finish(rec_sink *s, int exit_status);
+/* A capture cut short: what was written stays, without an end item. */
+void rec_sink_abandon(rec_sink *s);
+const char *rec_sink_error(rec_sink *s, char *buf, size_t len);
+void rec_sink_free(rec_sink *s);
+
+#endif

@@ -1,0 +1,1498 @@
+/*
+ * record_dtrace.c - dtsnap record's backend for DTrace for Linux
+ * (oracle/dtrace-utils, "DTrace v2"): the only file that calls libdtrace.
+ *
+ * main loop, handlers and printing mirror dtrace-utils' cmd/dtrace.c
+ * (its function names are kept: chew, chewrec, go, exec_prog, ...), so
+ * that --tee prints exactly what dtrace(1) prints; capture writing hooks
+ * in where libdtrace hands the consumer something:
+ *
+ *   - the probe callback (chew) sees every record libdtrace delivers,
+ *     committed speculations included, as the perf buffer held it
+ *     (pdat->dtpda_data: size word, specid, prid, stid, data); records
+ *     go to the sink's per-CPU runs, with their stmt/probe/format
+ *     metadata written first;
+ *   - on the first delivery of a pass (one dtrace_work()), the
+ *     aggregation hash libdtrace just snapped is written as an aggsnap;
+ *   - the drop and error handlers write drop and fault items.
+ *
+ * Nothing here changes what libdtrace prints or the order it prints it:
+ * the same callbacks run with or without a tee (without one, libdtrace
+ * prints into /dev/null).
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/vfs.h>
+
+#include <alloca.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <dtrace.h>
+
+#include "record.h"
+
+#define	DONE_SAW_END	1	/* If END is not enabled, we pretend */
+#define	DONE_SAW_EXIT	2	/* exit() action processed */
+
+#define	E_SUCCESS	REC_E_SUCCESS
+#define	E_ERROR		REC_E_ERROR
+#define	E_USAGE		REC_E_USAGE
+
+/* tracefs's magic number (linux/magic.h TRACEFS_MAGIC) */
+#define	REC_TRACEFS_MAGIC	0x74726163
+
+typedef struct dtrace_cmd {
+	void (*dc_func)(struct dtrace_cmd *);	/* function to compile arg */
+	dtrace_probespec_t dc_spec;		/* probe specifier context */
+	char *dc_arg;				/* argument from main argv */
+	const char *dc_name;			/* name for error messages */
+	const char *dc_desc;			/* desc for error messages */
+	dtrace_prog_t *dc_prog;			/* program compiled from arg */
+} dtrace_cmd_t;
+
+typedef struct rec_stmt {
+	const dtrace_datadesc_t *ddesc;
+	int written;
+} rec_stmt;
+
+typedef struct rec_fmt {
+	const void *fmtdata;
+	uint16_t id;
+} rec_fmt;
+
+/*
+ * The command's state (dtrace(1) keeps the same in its g_* globals);
+ * the signal handler needs it static.
+ */
+static struct {
+	const rec_config *cfg;
+	rec_sink *sink;
+	dtrace_hdl_t *dtp;
+	FILE *ofp;			/* libdtrace's and chew's output */
+	FILE *devnull;
+	char **argv;			/* $0 and the macro arguments */
+	int argc;
+	dtrace_cmd_t *cmdv;
+	int cmdc;
+	struct dtrace_proc **psv;
+	int psc;
+	int pslive;
+	int quiet, testing, flowindent, newline, total, cflags;
+	int status;
+	int heading;
+	volatile sig_atomic_t intr, impatient;
+
+	/* capture state */
+	int started;			/* header written */
+	int capture_failed;		/* reported once; tracing stops */
+	uint8_t *probes;		/* by probe id: 1 = probe item written */
+	size_t nprobes;
+	rec_stmt *stmts;		/* by statement id */
+	size_t nstmts;
+	rec_fmt *fmts;
+	size_t nfmts;
+	uint8_t *aggs;			/* by aggregation id: aggdesc written */
+	size_t naggs;
+	int pass_snapped;		/* aggsnap of this pass written */
+	int recs_since_snap;		/* records delivered since the last aggsnap */
+	int snap_written;
+	size_t snap_n;
+	uint64_t snap_digest;
+} g;
+
+/* ------------------------------------------------------------------ */
+/* Messages                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * dtrace(1) writes its messages as "dtrace: ..." to stderr; with a tee
+ * they go there verbatim.  Without one they go to our stderr as ours.
+ */
+static void
+vmsg(int errnum, const char *fmt, va_list ap)
+{
+	FILE *fp = g.cfg->tee_err != NULL ? g.cfg->tee_err : g.cfg->diag;
+
+	fprintf(fp, "%s: ", g.cfg->tee_err != NULL ? "dtrace" : "dtsnap record");
+	vfprintf(fp, fmt, ap);
+	if (fmt[0] != '\0' && fmt[strlen(fmt) - 1] != '\n')
+		fprintf(fp, ": %s\n", strerror(errnum));
+}
+
+static void __attribute__((format(printf, 1, 2)))
+error(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmsg(errnum, fmt, ap);
+	va_end(ap);
+}
+
+static void __attribute__((format(printf, 1, 2)))
+notice(const char *fmt, ...)
+{
+	int errnum = errno;
+	va_list ap;
+
+	if (g.quiet)
+		return; /* -q or quiet pragma suppresses notice()s */
+
+	va_start(ap, fmt);
+	vmsg(errnum, fmt, ap);
+	va_end(ap);
+}
+
+/* A fatal error: to the tee as dtrace(1) prints it, and to our stderr. */
+static void __attribute__((format(printf, 2, 3)))
+fatal_msg(const char *detail, const char *fmt, ...)
+{
+	FILE *out[2];
+	int n = 0, i;
+	va_list ap;
+
+	if (g.cfg->tee_err != NULL)
+		out[n++] = g.cfg->tee_err;
+	if (g.cfg->tee_err != stderr)
+		out[n++] = g.cfg->diag;
+	for (i = 0; i < n; i++) {
+		fprintf(out[i], "%s: ",
+		    out[i] == g.cfg->tee_err ? "dtrace" : "dtsnap record");
+		if (fmt != NULL) {
+			va_start(ap, fmt);
+			vfprintf(out[i], fmt, ap);
+			va_end(ap);
+		}
+		if (fmt != NULL && fmt[strlen(fmt) - 1] != '\n')
+			fprintf(out[i], ": %s\n", detail);
+		else if (fmt == NULL)
+			fprintf(out[i], "%s\n", detail);
+	}
+}
+
+static void __attribute__((noreturn))
+die(void)
+{
+	/* the capture keeps what was written, without an end item */
+	if (g.started)
+		rec_sink_abandon(g.sink);
+	if (g.ofp != NULL)
+		fflush(g.ofp);
+	/* close the handle so that controlled processes are continued */
+	if (g.dtp != NULL)
+		dtrace_close(g.dtp);
+	exit(E_ERROR);
+}
+
+#define	fatal(...)	do { \
+	fatal_msg(strerror(errno), __VA_ARGS__); die(); } while (0)
+#define	dfatal(...)	do { \
+	fatal_msg(dtrace_errmsg(g.dtp, dtrace_errno(g.dtp)), __VA_ARGS__); \
+	die(); } while (0)
+
+static void __attribute__((format(printf, 1, 2)))
+oprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (g.ofp == NULL)
+		return;
+
+	va_start(ap, fmt);
+	n = vfprintf(g.ofp, fmt, ap);
+	va_end(ap);
+
+	if (n < 0) {
+		if (errno != EINTR)
+			fatal("failed to write to %s", "<stdout>");
+		clearerr(g.ofp);
+	}
+}
+
+/* The capture failed: say so once and stop tracing as SIGINT would. */
+static void
+capture_failed(void)
+{
+	char buf[400];
+
+	if (g.capture_failed)
+		return;
+	g.capture_failed = 1;
+	fprintf(g.cfg->diag, "dtsnap record: %s: %s; stopping\n",
+	    strcmp(g.cfg->capture_name, "-") == 0 ? "<stdout>" :
+	    g.cfg->capture_name, rec_sink_error(g.sink, buf, sizeof(buf)));
+	g.intr = 1;
+}
+
+/* ------------------------------------------------------------------ */
+/* Capture metadata                                                    */
+/* ------------------------------------------------------------------ */
+
+static int
+grow(void *pp, size_t *n, size_t need, size_t elsize)
+{
+	size_t nn = *n ? *n : 64;
+	void *p;
+
+	if (need < *n)
+		return 0;
+	while (nn <= need)
+		nn *= 2;
+	if ((p = realloc(*(void **)pp, nn * elsize)) == NULL)
+		return -1;
+	memset((char *)p + *n * elsize, 0, (nn - *n) * elsize);
+	*(void **)pp = p;
+	*n = nn;
+	return 0;
+}
+
+static int
+need_probe(const dtrace_probedesc_t *pd)
+{
+	dtc_probedesc p;
+	dtc_writer *w;
+
+	if (pd->id < g.nprobes && g.probes[pd->id])
+		return 0;
+	if (grow(&g.probes, &g.nprobes, pd->id, 1) != 0)
+		return -1;
+	if ((w = rec_sink_meta(g.sink)) == NULL)
+		return -1;
+	memset(&p, 0, sizeof(p));
+	p.id = pd->id;
+	p.provider = pd->prv;
+	p.module = pd->mod;
+	p.function = pd->fun;
+	p.name = pd->prb;
+	if (rec_sink_check(g.sink,
+	    dtc_writer_add_probe(w, &p, rec_sink_err(g.sink))) != 0)
+		return -1;
+	g.probes[pd->id] = 1;
+	return 0;
+}
+
+/* Format ids: one per distinct libdtrace format (dtrd_format pointer). */
+static int
+format_id(const void *fmtdata, uint16_t *idp)
+{
+	dtc_writer *w;
+	size_t i, len;
+	char *s;
+	rec_fmt *f;
+	int rc;
+
+	*idp = 0;
+	if (fmtdata == NULL)
+		return 0;
+	for (i = 0; i < g.nfmts; i++) {
+		if (g.fmts[i].fmtdata == fmtdata) {
+			*idp = g.fmts[i].id;
+			return 0;
+		}
+	}
+	if (g.nfmts >= UINT16_MAX - 1)
+		return -1;
+	if ((f = realloc(g.fmts, (g.nfmts + 1) * sizeof(*f))) == NULL)
+		return -1;
+	g.fmts = f;
+	len = dtrace_printf_format(g.dtp, (void *)fmtdata, NULL, 0);
+	if ((s = malloc(len + 1)) == NULL)
+		return -1;
+	dtrace_printf_format(g.dtp, (void *)fmtdata, s, len + 1);
+	s[len] = '\0';
+	if ((w = rec_sink_meta(g.sink)) == NULL) {
+		free(s);
+		return -1;
+	}
+	f[g.nfmts].fmtdata = fmtdata;
+	f[g.nfmts].id = (uint16_t)(g.nfmts + 1);
+	rc = dtc_writer_add_format(w, f[g.nfmts].id, s, rec_sink_err(g.sink));
+	free(s);
+	if (rec_sink_check(g.sink, rc) != 0)
+		return -1;
+	*idp = f[g.nfmts].id;
+	g.nfmts++;
+	return 0;
+}
+
+static int
+convert_recs(const dtrace_recdesc_t *in, size_t n, dtc_recdesc *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		memset(&out[i], 0, sizeof(out[i]));
+		out[i].action = (uint16_t)in[i].dtrd_action;
+		out[i].alignment = in[i].dtrd_alignment;
+		out[i].size = in[i].dtrd_size;
+		out[i].offset = in[i].dtrd_offset;
+		out[i].arg = in[i].dtrd_arg;
+		out[i].uarg = in[i].dtrd_uarg;
+		if (format_id(in[i].dtrd_format, &out[i].format) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+need_stmt(dtrace_stid_t stid, const dtrace_datadesc_t *dd)
+{
+	dtc_stmtdesc sd;
+	dtc_recdesc *recs;
+	dtc_writer *w;
+	int rc;
+
+	if (stid < g.nstmts && g.stmts[stid].written)
+		return 0;
+	if (grow(&g.stmts, &g.nstmts, stid, sizeof(*g.stmts)) != 0)
+		return -1;
+	if ((recs = calloc(dd->dtdd_nrecs + 1, sizeof(*recs))) == NULL ||
+	    convert_recs(dd->dtdd_recs, dd->dtdd_nrecs, recs) != 0 ||
+	    (w = rec_sink_meta(g.sink)) == NULL) {
+		free(recs);
+		return -1;
+	}
+	memset(&sd, 0, sizeof(sd));
+	sd.id = stid;
+	sd.uarg = dd->dtdd_uarg;
+	sd.size = dd->dtdd_size;
+	sd.nrecs = dd->dtdd_nrecs;
+	sd.recs = recs;
+	rc = dtc_writer_add_stmt(w, &sd, rec_sink_err(g.sink));
+	free(recs);
+	if (rec_sink_check(g.sink, rc) != 0)
+		return -1;
+	g.stmts[stid].ddesc = dd;
+	g.stmts[stid].written = 1;
+	return 0;
+}
+
+static int
+need_aggdesc(uint32_t aggid, const dtrace_aggdesc_t *agd)
+{
+	dtc_aggdesc_v2 ad;
+	dtc_recdesc *krecs, *drecs;
+	dtc_writer *w;
+	int rc = -1;
+
+	if (aggid < g.naggs && g.aggs[aggid])
+		return 0;
+	if (grow(&g.aggs, &g.naggs, aggid, 1) != 0)
+		return -1;
+	/* dtagd_drecs: the data generation counter, then the value */
+	krecs = calloc(agd->dtagd_nkrecs + 1, sizeof(*krecs));
+	drecs = calloc(2, sizeof(*drecs));
+	if (krecs == NULL || drecs == NULL ||
+	    convert_recs(agd->dtagd_krecs, agd->dtagd_nkrecs, krecs) != 0 ||
+	    convert_recs(agd->dtagd_drecs, 2, drecs) != 0 ||
+	    (w = rec_sink_meta(g.sink)) == NULL)
+		goto out;
+	memset(&ad, 0, sizeof(ad));
+	ad.id = aggid;
+	ad.varid = agd->dtagd_varid;
+	ad.name = agd->dtagd_name != NULL ? agd->dtagd_name : "";
+	if (ad.name[0] == '@')
+		ad.name++;
+	/* PRINTED is run-time state printa() sets; the decoder tracks it */
+	ad.flags = (uint32_t)agd->dtagd_flags & ~(uint32_t)DTRACE_AGD_PRINTED;
+	ad.sig = agd->dtagd_sig;
+	ad.normal = agd->dtagd_normal;
+	ad.ksize = agd->dtagd_ksize;
+	ad.dsize = agd->dtagd_dsize;
+	ad.nkrecs = agd->dtagd_nkrecs;
+	ad.krecs = krecs;
+	ad.ndrecs = 2;
+	ad.drecs = drecs;
+	rc = rec_sink_check(g.sink,
+	    dtc_writer_add_aggdesc_v2(w, &ad, rec_sink_err(g.sink)));
+	if (rc == 0)
+		g.aggs[aggid] = 1;
+out:
+	free(krecs);
+	free(drecs);
+	return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Aggregation snapshots                                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct snapwalk {
+	size_t n;
+	uint64_t digest;
+	int failed;
+} snapwalk_t;
+
+static uint64_t
+fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+
+	while (n-- > 0) {
+		h ^= *b++;
+		h *= UINT64_C(0x100000001b3);
+	}
+	return h;
+}
+
+static int
+snap_count(const dtrace_aggdata_t *agd, void *arg)
+{
+	snapwalk_t *sw = arg;
+	const dtrace_aggdesc_t *desc = agd->dtada_desc;
+	uint32_t aggid;
+
+	memcpy(&aggid, agd->dtada_key, sizeof(aggid));
+	if (need_aggdesc(aggid, desc) != 0)
+		sw->failed = 1;
+	sw->n++;
+	sw->digest = fnv1a(sw->digest, &aggid, sizeof(aggid));
+	sw->digest = fnv1a(sw->digest, agd->dtada_key, desc->dtagd_ksize);
+	sw->digest = fnv1a(sw->digest, agd->dtada_data, desc->dtagd_dsize);
+	return DTRACE_AGGWALK_NEXT;
+}
+
+static int
+snap_entry(const dtrace_aggdata_t *agd, void *arg)
+{
+	snapwalk_t *sw = arg;
+	const dtrace_aggdesc_t *desc = agd->dtada_desc;
+	dtc_writer *w = rec_sink_meta(g.sink);
+	uint32_t aggid;
+
+	memcpy(&aggid, agd->dtada_key, sizeof(aggid));
+	if (w == NULL || rec_sink_check(g.sink, dtc_writer_aggsnap_entry(w,
+	    aggid, agd->dtada_key, desc->dtagd_ksize, agd->dtada_data,
+	    desc->dtagd_dsize, rec_sink_err(g.sink))) != 0)
+		sw->failed = 1;
+	return DTRACE_AGGWALK_NEXT;
+}
+
+/*
+ * Write libdtrace's aggregation hash as it stands.  An aggsnap that
+ * would repeat the previous one while no record was delivered in
+ * between (no clear(), trunc() or printa() to account for) is left out.
+ */
+static int
+write_aggsnap(void)
+{
+	snapwalk_t sw = { 0, UINT64_C(0xcbf29ce484222325), 0 };
+	dtc_writer *w;
+
+	g.pass_snapped = 1;
+	if (dtrace_aggregate_walk(g.dtp, snap_count, &sw) != 0 || sw.failed)
+		return -1;
+	if (sw.n == 0 && (!g.snap_written || g.snap_n == 0))
+		return 0;
+	if (g.snap_written && !g.recs_since_snap && sw.n == g.snap_n &&
+	    sw.digest == g.snap_digest)
+		return 0;
+	if ((w = rec_sink_writer(g.sink)) == NULL ||
+	    rec_sink_check(g.sink, dtc_writer_aggsnap_begin(w,
+	    rec_sink_pass(g.sink), sw.n, rec_sink_err(g.sink))) != 0)
+		return -1;
+	if (dtrace_aggregate_walk(g.dtp, snap_entry, &sw) != 0 || sw.failed)
+		return -1;
+	if (rec_sink_check(g.sink,
+	    dtc_writer_aggsnap_end(w, rec_sink_err(g.sink))) != 0)
+		return -1;
+	g.snap_written = 1;
+	g.snap_n = sw.n;
+	g.snap_digest = sw.digest;
+	g.recs_since_snap = 0;
+	return 0;
+}
+
+/* What the probe callback records before dtrace(1)'s chew() runs. */
+static void
+capture_probe(const dtrace_probedata_t *data)
+{
+	const uint8_t *rec = (const uint8_t *)data->dtpda_data;
+	uint32_t size;
+
+	if (g.capture_failed)
+		return;
+	if (!g.pass_snapped && write_aggsnap() != 0)
+		goto fail;
+	if (need_probe(data->dtpda_pdesc) != 0 ||
+	    need_stmt(data->dtpda_stid, data->dtpda_ddesc) != 0)
+		goto fail;
+	memcpy(&size, rec, sizeof(size));
+	if (rec_sink_record(g.sink, (int)data->dtpda_cpu, rec,
+	    sizeof(size) + (size_t)size) != 0)
+		goto fail;
+	g.recs_since_snap = 1;
+	return;
+fail:
+	capture_failed();
+}
+
+/* ------------------------------------------------------------------ */
+/* Capture header and the metadata written after dtrace_go()           */
+/* ------------------------------------------------------------------ */
+
+/* The CPU ids the kernel may use: "0-7" or "0,2-3" in cpu/possible. */
+static uint32_t
+ncpu_possible(void)
+{
+	FILE *f = fopen("/sys/devices/system/cpu/possible", "r");
+	char buf[256], *p;
+	unsigned long max = 0, v;
+	long n;
+
+	if (f != NULL) {
+		if (fgets(buf, sizeof(buf), f) != NULL) {
+			for (p = buf; *p != '\0' && *p != '\n';) {
+				v = strtoul(p, &p, 10);
+				if (v > max)
+					max = v;
+				if (*p == '-' || *p == ',')
+					p++;
+				else
+					break;
+			}
+		}
+		fclose(f);
+		if (max > 0)
+			return (uint32_t)max + 1;
+	}
+	n = sysconf(_SC_NPROCESSORS_CONF);
+	return n > 0 ? (uint32_t)n : 1;
+}
+
+static int
+write_header(void)
+{
+	dtc_writer_header h;
+	struct utsname u;
+	char producer[200];
+
+	memset(&h, 0, sizeof(h));
+	if (uname(&u) != 0)
+		memset(&u, 0, sizeof(u));
+	snprintf(producer, sizeof(producer), "%s", rec_backend_producer());
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	h.big_endian = 1;
+#endif
+	h.ilp32 = sizeof(void *) == 4;
+	h.os = "Linux";
+	h.release = u.release;
+	h.host = u.nodename;
+	h.producer = producer;
+	h.ncpu = ncpu_possible();
+	/* libdtrace's DT_ACT_BASE: library actions are DT_ACT(n) */
+	h.dt_act_base = DIF_SUBR_MAX + 1;
+	h.flavor = "dtrace-v2";
+	return rec_sink_start(g.sink, &h);
+}
+
+/* The options dtrace -x takes that dtrace_getopt() can read. */
+static const char *const optnames[] = {
+	"aggsize", "bpflog", "bpflogsize", "bufsize", "bufpolicy",
+	"bufresize", "cleanrate", "cpu", "destructive", "dynvarsize",
+	"grabanon", "jstackframes", "jstackstrsize", "lockmem", "maxframes",
+	"nspec", "pcapsize", "scratchsize", "specsize", "stackframes",
+	"statusrate", "strsize", "ustackframes", "noresolve",
+	"aggrate", "aggsortkey", "aggsortkeypos", "aggsortpos", "aggsortrev",
+	"flowindent", "quiet", "quietresize", "rawbytes", "stackindent",
+	"switchrate", "printsize",
+	/* legacy options libdtrace may learn; unknown ones are skipped */
+	"aggpack", "agghist", "aggzoom", "temporal",
+};
+
+static int
+write_options(void)
+{
+	dtc_writer *w = rec_sink_meta(g.sink);
+	dtrace_optval_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(optnames) / sizeof(optnames[0]); i++) {
+		if (dtrace_getopt(g.dtp, optnames[i], &v) != 0 ||
+		    v == DTRACEOPT_UNSET)
+			continue;
+		if (w == NULL || rec_sink_check(g.sink, dtc_writer_add_option(w,
+		    optnames[i], NULL, (int64_t)v, rec_sink_err(g.sink))) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+typedef struct ksym {
+	uint64_t addr, size;
+	char *name;
+	char *mod;
+} ksym_t;
+
+static int
+ksym_cmp(const void *a, const void *b)
+{
+	const ksym_t *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * Kernel symbols as libdtrace reads them: /proc/kallmodsyms (with sizes
+ * and built-in modules), else /proc/kallsyms, where symbols without a
+ * [module] belong to "vmlinux" and a size runs to the next address.
+ */
+static int
+write_ksyms(void)
+{
+	FILE *f;
+	int kmod = 1, rc = -1;
+	char *line = NULL, name[512], mod[256], type;
+	size_t cap = 0, n = 0, nalloc = 0, i;
+	ksym_t *syms = NULL, *s;
+	unsigned long long addr, size;
+	dtc_writer *w;
+
+	if ((f = fopen("/proc/kallmodsyms", "r")) == NULL) {
+		kmod = 0;
+		if ((f = fopen("/proc/kallsyms", "r")) == NULL)
+			return 0;	/* no symbols: the decoder prints addresses */
+	}
+	while (getline(&line, &cap, f) > 0) {
+		int m;
+
+		mod[0] = '\0';
+		size = 0;
+		if (kmod)
+			m = sscanf(line, "%llx %llx %c %511s [%255[^]]", &addr,
+			    &size, &type, name, mod) - 1;
+		else
+			m = sscanf(line, "%llx %c %511s [%255[^]]", &addr,
+			    &type, name, mod);
+		if (m < 3 || addr == 0 || type == 'a' || type == 'A' ||
+		    type == 'U')
+			continue;
+		if (n == nalloc) {
+			nalloc = nalloc ? nalloc * 2 : 65536;
+			if ((s = realloc(syms, nalloc * sizeof(*s))) == NULL)
+				goto out;
+			syms = s;
+		}
+		syms[n].addr = addr;
+		syms[n].size = size;
+		syms[n].name = strdup(name);
+		syms[n].mod = strdup(mod[0] != '\0' ? mod : "vmlinux");
+		if (syms[n].name == NULL || syms[n].mod == NULL)
+			goto out;
+		n++;
+	}
+	qsort(syms, n, sizeof(*syms), ksym_cmp);
+	if (!kmod) {
+		for (i = 0; i < n; i++) {
+			size_t j = i + 1;
+
+			while (j < n && syms[j].addr == syms[i].addr)
+				j++;
+			syms[i].size = j < n ? syms[j].addr - syms[i].addr : 1;
+		}
+	}
+	if ((w = rec_sink_meta(g.sink)) == NULL ||
+	    rec_sink_check(g.sink, dtc_writer_ksyms_begin(w, n,
+	    rec_sink_err(g.sink))) != 0)
+		goto out;
+	for (i = 0; i < n; i++)
+		if (rec_sink_check(g.sink, dtc_writer_ksym(w, syms[i].addr,
+		    syms[i].size, syms[i].mod, syms[i].name,
+		    rec_sink_err(g.sink))) != 0)
+			goto out;
+	rc = rec_sink_check(g.sink, dtc_writer_ksyms_end(w,
+	    rec_sink_err(g.sink)));
+out:
+	for (i = 0; i < n; i++) {
+		free(syms[i].name);
+		free(syms[i].mod);
+	}
+	free(syms);
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/*
+ * D's timestamp is the BPF helper ktime_get_ns (CLOCK_MONOTONIC); the
+ * pair lets a decoder turn timestamps into wall-clock time.
+ */
+static int
+write_clock(void)
+{
+	struct timespec mono, real;
+	dtc_writer *w = rec_sink_meta(g.sink);
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	if (w == NULL)
+		return -1;
+	return rec_sink_check(g.sink, dtc_writer_add_clock(w,
+	    (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec,
+	    (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec,
+	    rec_sink_err(g.sink)));
+}
+
+static void
+start_capture(void)
+{
+	if (write_header() != 0) {
+		capture_failed();
+		return;
+	}
+	g.started = 1;
+	if (write_options() != 0 || write_clock() != 0 || write_ksyms() != 0 ||
+	    fflush(g.cfg->capture) == EOF)
+		capture_failed();
+}
+
+/* ------------------------------------------------------------------ */
+/* dtrace(1)                                                           */
+/* ------------------------------------------------------------------ */
+
+static char **
+make_argv(char *s)
+{
+	const char *ws = "\f\n\r\t\v ";
+	char **argv = malloc(sizeof(char *) * (strlen(s) / 2 + 1));
+	int argc = 0;
+	char *p = s;
+
+	if (argv == NULL)
+		return NULL;
+
+	for (p = strtok(s, ws); p != NULL; p = strtok(NULL, ws))
+		argv[argc++] = p;
+
+	if (argc == 0)
+		argv[argc++] = s;
+
+	argv[argc] = NULL;
+	return argv;
+}
+
+static int
+tracefs_missing(void)
+{
+	struct statfs sf;
+
+	return statfs("/sys/kernel/tracing", &sf) != 0 ||
+	    (unsigned long)sf.f_type != REC_TRACEFS_MAGIC;
+}
+
+static void
+exec_prog(const dtrace_cmd_t *dcp)
+{
+	dtrace_proginfo_t dpi;
+
+	if (dtrace_program_exec(g.dtp, dcp->dc_prog, &dpi) == -1) {
+		dfatal("failed to enable '%s'", dcp->dc_name);
+	} else {
+		notice("%s '%s' matched %u probe%s\n",
+		    dcp->dc_desc, dcp->dc_name,
+		    dpi.dpi_matches, dpi.dpi_matches == 1 ? "" : "s");
+	}
+
+	g.total += dpi.dpi_matches;
+}
+
+static void
+compile_file(dtrace_cmd_t *dcp)
+{
+	char *arg0;
+	FILE *fp;
+
+	if ((fp = fopen(dcp->dc_arg, "r")) == NULL)
+		fatal("failed to open %s", dcp->dc_arg);
+
+	arg0 = g.argv[0];
+	g.argv[0] = dcp->dc_arg;
+
+	if ((dcp->dc_prog = dtrace_program_fcompile(g.dtp, fp,
+	    g.cflags, g.argc, g.argv)) == NULL) {
+		if (tracefs_missing())
+			fatal_msg("", "hint: tracefs is not mounted on "
+			    "/sys/kernel/tracing (mount -t tracefs nodev "
+			    "/sys/kernel/tracing)\n");
+		dfatal("failed to compile script %s", dcp->dc_arg);
+	}
+
+	g.argv[0] = arg0;
+	fclose(fp);
+
+	dcp->dc_desc = "script";
+	dcp->dc_name = dcp->dc_arg;
+}
+
+static void
+compile_str(dtrace_cmd_t *dcp)
+{
+	char *p;
+
+	if ((dcp->dc_prog = dtrace_program_strcompile(g.dtp, dcp->dc_arg,
+	    dcp->dc_spec, g.cflags | DTRACE_C_PSPEC, g.argc, g.argv)) == NULL) {
+		if (tracefs_missing())
+			fatal_msg("", "hint: tracefs is not mounted on "
+			    "/sys/kernel/tracing (mount -t tracefs nodev "
+			    "/sys/kernel/tracing)\n");
+		dfatal("invalid probe specifier %s", dcp->dc_arg);
+	}
+
+	if ((p = strpbrk(dcp->dc_arg, "{/;")) != NULL)
+		*p = '\0'; /* crop name for reporting */
+
+	dcp->dc_desc = "description";
+	dcp->dc_name = dcp->dc_arg;
+}
+
+static void
+prochandler(pid_t pid, const char *msg, void *arg)
+{
+	(void)arg;
+	if (pid < 0) {
+		g.pslive--;
+		return;
+	}
+
+	if (msg != NULL)
+		notice("%s\n", msg);
+}
+
+/* The statement whose datadesc this is, if a record showed it to us. */
+static int
+stid_of(const dtrace_datadesc_t *dd, uint32_t *stid)
+{
+	size_t i;
+
+	for (i = 0; i < g.nstmts; i++) {
+		if (g.stmts[i].written && g.stmts[i].ddesc == dd) {
+			*stid = (uint32_t)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int
+errhandler(const dtrace_errdata_t *data, void *arg)
+{
+	dtc_writer_fault f;
+	dtc_writer *w;
+
+	(void)arg;
+	if (!g.capture_failed) {
+		memset(&f, 0, sizeof(f));
+		f.pass = rec_sink_pass(g.sink);
+		f.cpu = (int)data->dteda_cpu;
+		/*
+		 * BPF faults (dt_handle_err) pass the statement id as the
+		 * action; library faults (dt_handle_liberr) pass -1 and the
+		 * datadesc of a record we were handed.
+		 */
+		if (data->dteda_ddesc != NULL && data->dteda_action >= 0) {
+			f.stid = (uint32_t)data->dteda_action;
+			if (need_stmt(f.stid, data->dteda_ddesc) != 0)
+				capture_failed();
+		} else if (data->dteda_ddesc == NULL ||
+		    stid_of(data->dteda_ddesc, &f.stid) != 0) {
+			f.stid = 0;
+		}
+		if (data->dteda_pdesc != NULL) {
+			f.probe = data->dteda_pdesc->id;
+			if (need_probe(data->dteda_pdesc) != 0)
+				capture_failed();
+		}
+		f.action = data->dteda_action;
+		f.offset = data->dteda_offset;
+		f.fault = data->dteda_fault;
+		f.addr = data->dteda_addr;
+		f.msg = data->dteda_msg;
+		if (!g.capture_failed && ((w = rec_sink_writer(g.sink)) == NULL ||
+		    rec_sink_check(g.sink, dtc_writer_add_fault(w, &f,
+		    rec_sink_err(g.sink))) != 0))
+			capture_failed();
+	}
+	error("%s\n", data->dteda_msg);
+	return DTRACE_HANDLE_OK;
+}
+
+static int
+drophandler(const dtrace_dropdata_t *data, void *arg)
+{
+	dtc_writer *w;
+
+	(void)arg;
+	if (g.started && !g.capture_failed &&
+	    ((w = rec_sink_writer(g.sink)) == NULL ||
+	    rec_sink_check(g.sink, dtc_writer_add_drop(w, rec_sink_pass(g.sink),
+	    (int)data->dtdda_cpu, (uint32_t)data->dtdda_kind,
+	    data->dtdda_drops, data->dtdda_total, data->dtdda_msg,
+	    rec_sink_err(g.sink))) != 0))
+		capture_failed();
+	error("%s\n", data->dtdda_msg);
+	return DTRACE_HANDLE_OK;
+}
+
+static int
+setopthandler(const dtrace_setoptdata_t *data, void *arg)
+{
+	(void)arg;
+	if (strcmp(data->dtsda_option, "quiet") == 0)
+		g.quiet = data->dtsda_newval != DTRACEOPT_UNSET;
+
+	if (strcmp(data->dtsda_option, "flowindent") == 0)
+		g.flowindent = data->dtsda_newval != DTRACEOPT_UNSET;
+
+	return DTRACE_HANDLE_OK;
+}
+
+static int
+chewrec(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec, void *arg)
+{
+	dtrace_actkind_t act;
+	uintptr_t addr;
+
+	(void)arg;
+	if (rec == NULL) {
+		/*
+		 * We have processed the final record; output the newline if
+		 * we're not in quiet mode.
+		 */
+		if (!g.quiet)
+			oprintf("\n");
+
+		return DTRACE_CONSUME_NEXT;
+	}
+
+	act = rec->dtrd_action;
+	addr = (uintptr_t)data->dtpda_data;
+
+	if (act == DTRACEACT_EXIT) {
+		g.status = *((uint32_t *)addr);
+		return DTRACE_CONSUME_NEXT;
+	}
+
+	return DTRACE_CONSUME_THIS;
+}
+
+static int
+chew(const dtrace_probedata_t *data, void *arg)
+{
+	dtrace_probedesc_t *pd = data->dtpda_pdesc;
+	processorid_t cpu = data->dtpda_cpu;
+
+	(void)arg;
+	if (g.impatient) {
+		g.newline = 0;
+		return DTRACE_CONSUME_ABORT;
+	}
+
+	capture_probe(data);
+
+	if (g.heading == 0) {
+		if (!g.flowindent) {
+			if (!g.quiet) {
+				if (!g.testing) {
+					oprintf("%3s %6s %32s\n",
+					    "CPU", "ID", "FUNCTION:NAME");
+				} else {
+					oprintf("%32s\n", "FUNCTION:NAME");
+				}
+			}
+		} else {
+			if (!g.testing) {
+				oprintf("%3s %-41s\n", "CPU", "FUNCTION");
+			} else {
+				oprintf("%-41s\n", "FUNCTION");
+			}
+		}
+		g.heading = 1;
+	}
+
+	if (!g.flowindent) {
+		if (!g.quiet) {
+			size_t len = strlen(pd->fun) + strlen(pd->prb) + 2;
+			char *name = alloca(len);
+
+			snprintf(name, len, "%s:%s", pd->fun, pd->prb);
+
+			if (!g.testing)
+				oprintf("%3d %6d %32s ", cpu, pd->id, name);
+			else
+				oprintf("%32s ", name);
+		}
+	} else {
+		int indent = data->dtpda_indent;
+		char *name;
+		size_t len;
+
+		if (data->dtpda_flow == DTRACEFLOW_NONE) {
+			len = indent + strlen(pd->fun) + strlen(pd->prb) + 5;
+			name = alloca(len);
+			snprintf(name, len, "%*s%s%s:%s", indent, "",
+				 data->dtpda_prefix, pd->fun, pd->prb);
+		} else {
+			len = indent + strlen(pd->fun) + 5;
+			name = alloca(len);
+			snprintf(name, len, "%*s%s%s", indent, "",
+				 data->dtpda_prefix, pd->fun);
+		}
+
+		if (!g.testing) {
+			oprintf("%3d %-41s ", cpu, name);
+		} else {
+			oprintf("%-41s ", name);
+		}
+	}
+
+	return DTRACE_CONSUME_THIS;
+}
+
+static void
+go(void)
+{
+	int i;
+	dtrace_optval_t quiet;
+
+	struct {
+		char *name;
+		char *optname;
+		dtrace_optval_t val;
+	} bufs[] = {
+		{ "buffer size", "bufsize", 0 },
+		{ "aggregation size", "aggsize", 0 },
+		{ "speculation size", "specsize", 0 },
+		{ "dynamic variable size", "dynvarsize", 0 },
+		{ NULL, NULL, 0 }
+	}, rates[] = {
+		{ "cleaning rate", "cleanrate", 0 },
+		{ "status rate", "statusrate", 0 },
+		{ NULL, NULL, 0 }
+	};
+
+	for (i = 0; bufs[i].name != NULL; i++) {
+		if (dtrace_getopt(g.dtp, bufs[i].optname, &bufs[i].val) == -1)
+			fatal("couldn't get option %s", bufs[i].optname);
+	}
+
+	for (i = 0; rates[i].name != NULL; i++) {
+		if (dtrace_getopt(g.dtp, rates[i].optname, &rates[i].val) == -1)
+			fatal("couldn't get option %s", rates[i].optname);
+	}
+
+	if (dtrace_go(g.dtp, g.cflags) == -1)
+		dfatal("could not enable tracing");
+
+	dtrace_getopt(g.dtp, "quietresize", &quiet);
+
+	if (quiet != DTRACEOPT_UNSET)
+		return;
+
+	for (i = 0; bufs[i].name != NULL; i++) {
+		dtrace_optval_t j = 0, mul = 10;
+		dtrace_optval_t nsize;
+
+		if (bufs[i].val == DTRACEOPT_UNSET)
+			continue;
+
+		dtrace_getopt(g.dtp, bufs[i].optname, &nsize);
+
+		if (nsize == DTRACEOPT_UNSET || nsize == 0)
+			continue;
+
+		if (nsize >= bufs[i].val - (dtrace_optval_t)sizeof(uint64_t))
+			continue;
+
+		for (; (INT64_C(1) << mul) <= nsize; j++, mul += 10)
+			continue;
+
+		if (!(nsize & ((INT64_C(1) << (mul - 10)) - 1))) {
+			error("%s lowered to %lld%c\n", bufs[i].name,
+			    (long long)nsize >> (mul - 10), " kmgtpe"[j]);
+		} else {
+			error("%s lowered to %lld bytes\n", bufs[i].name,
+			    (long long)nsize);
+		}
+	}
+
+	for (i = 0; rates[i].name != NULL; i++) {
+		dtrace_optval_t nval;
+		char *dir;
+
+		if (rates[i].val == DTRACEOPT_UNSET)
+			continue;
+
+		dtrace_getopt(g.dtp, rates[i].optname, &nval);
+
+		if (nval == DTRACEOPT_UNSET || nval == 0)
+			continue;
+
+		if (rates[i].val == nval)
+			continue;
+
+		dir = nval > rates[i].val ? "reduced" : "increased";
+
+		if (nval <= NANOSEC && (NANOSEC % nval) == 0) {
+			error("%s %s to %lld hz\n", rates[i].name, dir,
+			    (long long)NANOSEC / (long long)nval);
+			continue;
+		}
+
+		if ((nval % NANOSEC) == 0) {
+			error("%s %s to once every %lld seconds\n",
+			    rates[i].name, dir,
+			    (long long)nval / (long long)NANOSEC);
+			continue;
+		}
+
+		error("%s %s to once every %lld nanoseconds\n",
+		    rates[i].name, dir, (long long)nval);
+	}
+}
+
+static void
+intr(int signo)
+{
+	(void)signo;
+	if (!g.intr)
+		g.newline = 1;
+
+	if (g.intr++)
+		g.impatient = 1;
+}
+
+const char *
+rec_backend_producer(void)
+{
+	static char buf[160];
+
+	snprintf(buf, sizeof(buf), "dtrace-utils %s (dtsnap record)",
+	    _dtrace_version);
+	return buf;
+}
+
+int
+rec_backend_run(const rec_config *cfg)
+{
+	struct sigaction act, oact;
+	dtrace_optval_t opt;
+	dtrace_cmd_t *dcp;
+	int done = 0, err, i, c;
+	char *p, **v;
+	pid_t pid;
+	struct dtrace_proc *proc;
+
+	memset(&g, 0, sizeof(g));
+	g.cfg = cfg;
+	g.sink = cfg->sink;
+	g.status = E_SUCCESS;
+	g.argv = cfg->dargv;
+	g.argc = cfg->dargc;
+
+	/*
+	 * Without a tee, libdtrace and chew() print into /dev/null: the
+	 * same calls, so that recording sees what dtrace(1) would.
+	 */
+	if (cfg->tee_out != NULL) {
+		g.ofp = cfg->tee_out;
+	} else if ((g.devnull = fopen("/dev/null", "w")) == NULL) {
+		fatal("failed to open /dev/null");
+	} else {
+		g.ofp = g.devnull;
+	}
+
+	if (getuid() != 0) {
+		fatal_msg("", "run as root for tracing and listing probes\n");
+		return E_USAGE;
+	}
+
+	if ((g.cmdv = calloc(cfg->nargs + 1, sizeof(*g.cmdv))) == NULL ||
+	    (g.psv = calloc(cfg->nargs + 1, sizeof(*g.psv))) == NULL)
+		fatal("failed to allocate memory for arguments");
+
+	g.dtp = dtrace_open(DTRACE_VERSION, 0, &err);
+	if (g.dtp == NULL) {
+		fatal_msg("", "failed to initialize dtrace: %s\n",
+		    dtrace_errmsg(NULL, err));
+		return E_ERROR;
+	}
+
+	dtrace_setopt(g.dtp, "bufsize", "4m");
+	dtrace_setopt(g.dtp, "aggsize", "4m");
+
+#ifdef RECORD_SYSLIBDIR
+	/* the D library of the dtrace-utils we were built against */
+	if (getenv("DTRACE_OPT_SYSLIBDIR") == NULL)
+		dtrace_setopt(g.dtp, "syslibdir", RECORD_SYSLIBDIR);
+#endif
+	dtrace_setoptenv(g.dtp, "DTRACE_OPT_");
+
+	for (i = 0; i < cfg->nargs; i++) {
+		char *optarg = cfg->args[i].arg;
+
+		switch ((c = cfg->args[i].opt)) {
+		case 'b':
+			if (dtrace_setopt(g.dtp, "bufsize", optarg) != 0)
+				dfatal("failed to set -b %s", optarg);
+			break;
+		case 'C':
+			g.cflags |= DTRACE_C_CPP;
+			break;
+		case 'D':
+			if (dtrace_setopt(g.dtp, "define", optarg) != 0)
+				dfatal("failed to set -D %s", optarg);
+			break;
+		case 'f':
+		case 'i':
+		case 'm':
+		case 'n':
+		case 'P':
+			dcp = &g.cmdv[g.cmdc++];
+			dcp->dc_func = compile_str;
+			dcp->dc_spec = c == 'f' ? DTRACE_PROBESPEC_FUNC :
+			    c == 'm' ? DTRACE_PROBESPEC_MOD :
+			    c == 'P' ? DTRACE_PROBESPEC_PROVIDER :
+			    DTRACE_PROBESPEC_NAME;
+			dcp->dc_arg = optarg;
+			break;
+		case 'F':
+			if (dtrace_setopt(g.dtp, "flowindent", 0) != 0)
+				dfatal("failed to set -F");
+			break;
+		case 'H':
+			if (dtrace_setopt(g.dtp, "cpphdrs", 0) != 0)
+				dfatal("failed to set -H");
+			break;
+		case 'I':
+			if (dtrace_setopt(g.dtp, "incdir", optarg) != 0)
+				dfatal("failed to set -I %s", optarg);
+			break;
+		case 'L':
+			if (dtrace_setopt(g.dtp, "libdir", optarg) != 0)
+				dfatal("failed to set -L %s", optarg);
+			break;
+		case 'q':
+			if (dtrace_setopt(g.dtp, "quiet", 0) != 0)
+				dfatal("failed to set -q");
+			break;
+		case 's':
+			dcp = &g.cmdv[g.cmdc++];
+			dcp->dc_func = compile_file;
+			dcp->dc_spec = DTRACE_PROBESPEC_NONE;
+			dcp->dc_arg = optarg;
+			break;
+		case 'U':
+			if (dtrace_setopt(g.dtp, "undef", optarg) != 0)
+				dfatal("failed to set -U %s", optarg);
+			break;
+		case 'w':
+			if (dtrace_setopt(g.dtp, "destructive", 0) != 0)
+				dfatal("failed to set -w");
+			break;
+		case 'x':
+			if ((p = strchr(optarg, '=')) != NULL)
+				*p++ = '\0';
+
+			if (dtrace_setopt(g.dtp, optarg, p) != 0)
+				dfatal("failed to set -x %s", optarg);
+			break;
+		case 'X':
+			if (dtrace_setopt(g.dtp, "stdc", optarg) != 0)
+				dfatal("failed to set -X %s", optarg);
+			break;
+		case 'Z':
+			g.cflags |= DTRACE_C_ZDEFS;
+			break;
+		}
+	}
+
+	/*
+	 * dtrace(1)'s testing mode drops the CPU and ID columns and other
+	 * nondeterministic output; the upstream .r files were made with it.
+	 */
+	if (getenv("_DTRACE_TESTING") != NULL) {
+		g.testing = 1;
+		if (dtrace_setopt(g.dtp, "quietresize", 0) != 0)
+			fatal_msg("", "cannot set quietresize for testing");
+	}
+
+	for (i = 0; i < cfg->nargs; i++) {
+		char *optarg = cfg->args[i].arg;
+
+		switch (cfg->args[i].opt) {
+		case 'c':
+			if ((v = make_argv(optarg)) == NULL)
+				fatal("failed to allocate memory");
+
+			proc = dtrace_proc_create(g.dtp, v[0], v, 0);
+			if (proc == NULL) {
+				free(v);
+				dfatal(NULL); /* dtrace_errmsg() only */
+			}
+
+			g.psv[g.psc++] = proc;
+			free(v);
+			break;
+		case 'p':
+			errno = 0;
+			pid = strtol(optarg, &p, 10);
+
+			if (errno != 0 || p == optarg || p[0] != '\0')
+				fatal("invalid pid: %s\n", optarg);
+
+			proc = dtrace_proc_grab_pid(g.dtp, pid, 0);
+			if (proc == NULL)
+				dfatal(NULL); /* dtrace_errmsg() only */
+
+			g.psv[g.psc++] = proc;
+			break;
+		}
+	}
+
+	if (dtrace_init(g.dtp) < 0)
+		dfatal("failed to initialize libdtrace");
+
+	for (i = 0; i < g.cmdc; i++)
+		g.cmdv[i].dc_func(&g.cmdv[i]);
+
+	if (dtrace_handle_err(g.dtp, &errhandler, NULL) == -1)
+		dfatal("failed to establish error handler");
+
+	if (dtrace_handle_drop(g.dtp, &drophandler, NULL) == -1)
+		dfatal("failed to establish drop handler");
+
+	if (dtrace_handle_proc(g.dtp, &prochandler, NULL) == -1)
+		dfatal("failed to establish proc handler");
+
+	if (dtrace_handle_setopt(g.dtp, &setopthandler, NULL) == -1)
+		dfatal("failed to establish setopt handler");
+
+	dtrace_getopt(g.dtp, "flowindent", &opt);
+	g.flowindent = opt != DTRACEOPT_UNSET;
+
+	dtrace_getopt(g.dtp, "quiet", &opt);
+	g.quiet = opt != DTRACEOPT_UNSET;
+
+	sigemptyset(&act.sa_mask);
+	act.sa_flags = 0;
+	act.sa_handler = intr;
+	if (sigaction(SIGINT, NULL, &oact) == 0 && oact.sa_handler != SIG_IGN)
+		sigaction(SIGINT, &act, NULL);
+	if (sigaction(SIGTERM, NULL, &oact) == 0 && oact.sa_handler != SIG_IGN)
+		sigaction(SIGTERM, &act, NULL);
+
+	for (i = 0; i < g.cmdc; i++)
+		exec_prog(&g.cmdv[i]);
+
+	if (g.intr) {
+		dtrace_close(g.dtp);
+		return g.status;
+	}
+
+	if (g.total == 0 && !(g.cflags & DTRACE_C_ZDEFS)) {
+		if (g.cmdc != 0 && tracefs_missing())
+			fatal_msg("", "hint: tracefs is not mounted on "
+			    "/sys/kernel/tracing (mount -t tracefs nodev "
+			    "/sys/kernel/tracing)\n");
+		dfatal("no probes %s\n", g.cmdc ? "matched" : "specified");
+	}
+
+	go();
+
+	/* the capture starts once tracing is on and the options settled */
+	start_capture();
+
+	dtrace_getopt(g.dtp, "flowindent", &opt);
+	g.flowindent = opt != DTRACEOPT_UNSET;
+
+	dtrace_getopt(g.dtp, "quiet", &opt);
+	g.quiet = opt != DTRACEOPT_UNSET;
+
+	dtrace_getopt(g.dtp, "destructive", &opt);
+	if (opt != DTRACEOPT_UNSET)
+		notice("allowing destructive actions\n");
+
+	for (i = 0; i < g.psc; i++)
+		dtrace_proc_continue(g.dtp, g.psv[i]);
+	if (g.intr)
+		goto release_procs;
+
+	g.pslive = g.psc; /* count for prochandler() */
+
+	do {
+		if (g.newline && !g.testing) {
+			oprintf("\n");
+			g.newline = 0;
+		}
+
+		if (done == DONE_SAW_EXIT || g.intr ||
+		    (g.psc != 0 && g.pslive <= 0)) {
+			done = DONE_SAW_END;
+			if (dtrace_stop(g.dtp) == -1)
+				dfatal("couldn't stop tracing");
+		}
+
+		g.pass_snapped = 0;
+		switch (dtrace_work(g.dtp, g.ofp, chew, chewrec, NULL)) {
+		case DTRACE_WORKSTATUS_DONE:
+			if (done != DONE_SAW_END)
+				done = DONE_SAW_EXIT;
+			break;
+		case DTRACE_WORKSTATUS_OKAY:
+			break;
+		default:
+			if (!g.impatient && dtrace_errno(g.dtp) != EINTR)
+				dfatal("processing aborted");
+		}
+
+		/* a pass without records still snapped the aggregations */
+		if (!g.capture_failed && ((!g.pass_snapped &&
+		    write_aggsnap() != 0) || rec_sink_end_pass(g.sink) != 0))
+			capture_failed();
+
+		if (g.ofp != NULL && fflush(g.ofp) == EOF)
+			clearerr(g.ofp);
+	} while (done != DONE_SAW_END);
+
+	oprintf("\n");
+
+	if (!g.impatient) {
+		if (dtrace_aggregate_print(g.dtp, g.ofp, NULL) == -1 &&
+		    dtrace_errno(g.dtp) != EINTR)
+			dfatal("failed to print aggregations");
+	}
+
+release_procs:
+	for (i = 0; i < g.psc; i++)
+		dtrace_proc_release(g.dtp, g.psv[i]);
+
+	if (g.ofp != NULL)
+		fflush(g.ofp);
+	if (g.started && !g.capture_failed &&
+	    rec_sink_finish(g.sink, g.status) != 0)
+		capture_failed();
+
+	dtrace_close(g.dtp);
+	if (g.devnull != NULL)
+		fclose(g.devnull);
+
+	free(g.cmdv);
+	free(g.psv);
+	free(g.probes);
+	free(g.stmts);
+	free(g.fmts);
+	free(g.aggs);
+
+	return g.capture_failed && g.status == E_SUCCESS ? E_ERROR : g.status;
+}
