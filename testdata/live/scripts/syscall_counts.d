@@ -2,18 +2,19 @@
 /* @@cmd: /bin/cat /dev/null */
 #pragma D option quiet
 
-syscall:::entry
+/*
+ * Not syscall:::entry: with every syscall entry probe enabled, dtrace -c
+ * did not notice the child's exit here and ran until SIGINT.
+ */
+syscall::openat:entry,
+syscall::close:entry,
+syscall::read:entry,
+syscall::mmap:entry,
+syscall::munmap:entry,
+syscall::brk:entry,
+syscall::newfstatat:entry,
+syscall::exit_group:entry
 /pid == $target/
 {
 	@[probefunc] = count();
-}
-
-/*
- * dtrace -c alone did not end here when every syscall entry probe was
- * enabled (the child's exit went unnoticed until SIGINT), so end on its exit.
- */
-proc:::exit
-/pid == $target/
-{
-	exit(0);
 }
