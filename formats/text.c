@@ -99,6 +99,7 @@ typedef struct text_state {
 		char s[PLINE_MAX];
 	} pl[PLINE_SLOTS];
 	pccache ft;              /* kernel frame texts by pc */
+	const struct text_rules *rules; /* the capture's printer */
 } text_state;
 
 /* What agghist/aggpack need to know about a whole printing (one variable):
@@ -1224,6 +1225,29 @@ print_rows(text_state *st, const dtc_reader *r, const dtc_aggprint *ap)
 /* Records                                                             */
 /* ------------------------------------------------------------------ */
 
+/* An unsigned integer of 1, 2, 4 or 8 bytes in the capture's order. */
+static unsigned long long
+load_uint(const uint8_t *p, uint32_t size, int swap)
+{
+	uint64_t v8 = 0;
+	uint32_t v4 = 0;
+	uint16_t v2 = 0;
+
+	switch (size) {
+	case 8:
+		memcpy(&v8, p, 8);
+		return swap ? __builtin_bswap64(v8) : v8;
+	case 4:
+		memcpy(&v4, p, 4);
+		return swap ? __builtin_bswap32(v4) : v4;
+	case 2:
+		memcpy(&v2, p, 2);
+		return swap ? __builtin_bswap16(v2) : v2;
+	default:
+		return p[0];
+	}
+}
+
 static int
 print_int(text_state *st, const dtc_value *v, int quiet)
 {
@@ -1258,6 +1282,94 @@ print_int(text_state *st, const dtc_value *v, int quiet)
 	}
 	return 0;
 }
+
+/*
+ * Where the two printers differ, one entry each: legacy (illumos and
+ * FreeBSD libdtrace) and DTrace v2 (dtrace-utils), chosen per capture by
+ * its flavor (dtsnap(5)).  The library applies the rules that change
+ * values or messages; these are the ones that change only the text.
+ */
+typedef struct text_rules {
+	/* trace() of one DIFEXPR record (an integer, string or bytes) */
+	void (*trace)(text_state *st, const dtc_reader *r, const dtc_value *v,
+	    int quiet);
+} text_rules;
+
+/* legacy dt_print_bytes/dt_print_datum: the kind decides */
+static void
+trace_legacy(text_state *st, const dtc_reader *r, const dtc_value *v,
+    int quiet)
+{
+	if (v->kind == DTC_V_INT && print_int(st, v, quiet) == 0)
+		return;
+	print_bytes(st, r, v->data, v->size, -33, quiet, 0);
+}
+
+/* dt_print_trace's record flags (dt_impl.h DT_NF_*) */
+#define V2_NF_SIGNED 0x01
+#define V2_NF_REF    0x04
+
+/*
+ * dtrace-utils' dt_print_trace: rawbytes dumps every record; a by-ref
+ * record is a string when 1-aligned (printed up to its NUL, no printable
+ * test) and dumped otherwise; integers print by the sign of their D type.
+ */
+static void
+trace_v2(text_state *st, const dtc_reader *r, const dtc_value *v, int quiet)
+{
+	const dtc_recdesc *rd = v->rd;
+	int swap = capture_swapped(r), w;
+	long long x;
+	unsigned long long u;
+
+	if (opt_set(r, "rawbytes") || rd == NULL) {
+		if (v->size > 0)
+			hexdump(st, v->data, v->size);
+		return;
+	}
+	if (rd->arg == V2_NF_REF) {
+		if (rd->alignment > 1) {
+			if (v->size > 0)
+				hexdump(st, v->data, v->size);
+		} else if (quiet) {
+			oput(st, v->data, strnlen((const char *)v->data,
+			    v->size));
+		} else {
+			oput(st, "  ", 2);
+			ostrw(st, (const char *)v->data,
+			    strnlen((const char *)v->data, v->size), -33);
+		}
+		return;
+	}
+	switch (v->size) {
+	case 1: case 2: case 4: case 8:
+		break;
+	default:
+		if (v->size > 0)
+			hexdump(st, v->data, v->size);
+		return;
+	}
+	u = load_uint(v->data, v->size, swap);
+	if (rd->arg == V2_NF_SIGNED) {
+		switch (v->size) {
+		case 8: x = (long long)u; w = 19; break;
+		case 4: x = (int32_t)(uint32_t)u; w = 10; break;
+		case 2: x = (int16_t)(uint16_t)u; w = 5; break;
+		default: x = (int8_t)(uint8_t)u; w = 3; break;
+		}
+		if (!quiet)
+			oc(st, ' ');
+		olld(st, x, quiet ? 0 : w);
+	} else {
+		w = v->size == 8 ? 20 : v->size == 4 ? 10 : v->size == 2 ? 5 : 3;
+		if (!quiet)
+			oc(st, ' ');
+		ollu(st, u, quiet ? 0 : w);
+	}
+}
+
+static const text_rules rules_legacy = { trace_legacy };
+static const text_rules rules_v2 = { trace_v2 };
 
 /* system()/freopen(): rendered, reported, never performed. */
 static void
@@ -1298,12 +1410,9 @@ record(const dtc_event *ev, void *arg)
 		return 0;
 	switch (v->kind) {
 	case DTC_V_INT:
-		if (print_int(st, v, ev->quiet) == 0)
-			break;
-		/* FALLTHROUGH */
 	case DTC_V_BYTES:
 	case DTC_V_OTHER:
-		print_bytes(st, r, v->data, v->size, -33, ev->quiet, 0);
+		st->rules->trace(st, r, v, ev->quiet);
 		break;
 	case DTC_V_MEMORY:
 		print_bytes(st, r, v->data, v->size, -33, ev->quiet, 1);
@@ -1379,6 +1488,8 @@ begin(const dtc_event *ev, void *arg)
 	st->heading = 0;
 	st->endnl = 0;
 	st->cap_abort = 0;
+	st->rules = ev->header != NULL && ev->header->v2 ? &rules_v2 :
+	    &rules_legacy;
 	memset(st->pl, 0, sizeof(st->pl));
 	pccache_reset(&st->ft, ev);
 	return 0;
@@ -1613,6 +1724,7 @@ text_create(const dtc_emitter_opts *o)
 	st->out = o->out;
 	st->err = o->err != NULL ? o->err : stderr;
 	st->testing = o->testing;
+	st->rules = &rules_legacy;
 	st->tty = isatty(fileno(o->out));
 	dtc_buf_init(&st->buf);
 	dtc_buf_init(&st->sym);

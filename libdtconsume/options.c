@@ -80,6 +80,17 @@ static const struct option {
 	{ "rawbytes", DRT, P_RUNTIME, DTCP_OPT_RAWBYTES },
 	{ "stackindent", DRT, P_RUNTIME, DTCP_OPT_STACKINDENT },
 	{ "switchrate", DRT, P_RATE, -1 },
+	/* DTrace v2 (dtrace-utils) only: no meaning for the printing */
+	{ "bpflog", CT, P_ANY, -1 }, { "bpflogsize", CT, P_ANY, -1 },
+	{ "cppargs", CT, P_ANY, -1 }, { "ctfpath", CT, P_ANY, -1 },
+	{ "debugassert", CT, P_ANY, -1 }, { "disasm", CT, P_ANY, -1 },
+	{ "dofstashpath", CT, P_ANY, -1 }, { "linknommap", CT, P_ANY, -1 },
+	{ "modpath", CT, P_ANY, -1 }, { "procfspath", CT, P_ANY, -1 },
+	{ "sysslice", CT, P_ANY, -1 }, { "useruid", CT, P_ANY, -1 },
+	{ "lockmem", RT, P_ANY, -1 }, { "maxframes", RT, P_ANY, -1 },
+	{ "noresolve", RT, P_ANY, -1 }, { "pcapsize", RT, P_ANY, -1 },
+	{ "preallocate", RT, P_ANY, -1 }, { "printsize", RT, P_ANY, -1 },
+	{ "quietresize", RT, P_ANY, -1 }, { "scratchsize", RT, P_ANY, -1 },
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
 

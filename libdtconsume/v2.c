@@ -28,6 +28,7 @@
 #define V2_ACT_PCAP  7
 #define V2_ACT_PRINT 8
 #define V2_AGG_BASE  0x0700   /* DT_AGG_AVG; then by name */
+#define KEYBASE      16       /* where the v2 key goes in a legacy entry */
 
 typedef struct v2probe {
 	uint32_t prid;
@@ -186,7 +187,7 @@ load_aggdesc(dtcp_meta *m, const dtcp_container *c, const dtcp_item *it,
 	dtcp_v2agg *a;
 	dtc_aggdesc *d;
 	dtc_recdesc *krecs, *drecs, *recs, *vr;
-	uint32_t nk, nd, i, fn;
+	uint32_t nk, nd, i, fn, k0;
 	int64_t varid = 0;
 	int rc;
 
@@ -250,24 +251,33 @@ load_aggdesc(dtcp_meta *m, const dtcp_container *c, const dtcp_item *it,
 	a->voff = drecs[1].offset;
 	a->vsize = drecs[1].size;
 	a->pre = fn == DTC_AGG_LQUANTIZE || fn == DTC_AGG_LLQUANTIZE ? 8 : 0;
-	/* the legacy layout: [aggid word][keys at their offsets][value] */
-	d->nrecs = nk + 2;
+	/*
+	 * The legacy layout: the aggregation id word, an 8-byte variable id
+	 * record (the engine's identity starts with it), the v2 key from
+	 * its first tuple record on at KEYBASE + its offset, the value 8-
+	 * aligned after it.  krecs[0] is the v2 key's own variable id word.
+	 */
+	k0 = nk > 0 && krecs[0].offset == 0 && krecs[0].size == 4 ? 1 : 0;
+	d->nrecs = nk - k0 + 2;
 	if ((recs = dtcp_arena_alloc(&m->arena, d->nrecs * sizeof(*recs))) ==
 	    NULL)
 		return nomem(c, it, err);
 	memset(recs, 0, d->nrecs * sizeof(*recs));
 	recs[0].action = DTC_ACT_DIFEXPR;
-	recs[0].size = 4;
-	recs[0].offset = 0;
-	recs[0].alignment = 4;
-	for (i = 0; i < nk; i++) {
-		recs[i + 1] = krecs[i];
-		recs[i + 1].action = map_action(krecs[i].action);
+	recs[0].size = 8;
+	recs[0].offset = 8;
+	recs[0].alignment = 8;
+	for (i = k0; i < nk; i++) {
+		dtc_recdesc *r = &recs[i - k0 + 1];
+
+		*r = krecs[i];
+		r->action = map_action(krecs[i].action);
+		r->offset = KEYBASE + krecs[i].offset;
 	}
-	vr = &recs[nk + 1];
+	vr = &recs[d->nrecs - 1];
 	*vr = drecs[1];
 	vr->action = (uint16_t)fn;
-	vr->offset = (a->ksize + 7) & ~7u;
+	vr->offset = (KEYBASE + a->ksize + 7) & ~7u;
 	vr->size = a->vsize + a->pre;
 	vr->arg = a->sig;
 	d->size = vr->offset + vr->size;
@@ -420,7 +430,9 @@ dtcp_v2_aggsnap(const dtcp_meta *m, const dtcp_container *c,
 		}
 		p = *buf + *len;
 		memset(p, 0, a->d.size);
-		memcpy(p, k->ptr, k->len);
+		dtcp_st32(p, a->d.id, swap);
+		dtcp_st64(p + 8, (uint64_t)a->d.varid, swap);
+		memcpy(p + KEYBASE, k->ptr, k->len);
 		p += a->d.size - a->d.recs[a->d.nrecs - 1].size;
 		if (a->pre)
 			dtcp_st64(p, a->sig, swap);
