@@ -28,6 +28,7 @@ struct rec_sink {
 	dtc_writer *w;
 	dtc_error err;
 	int failed;
+	int started;
 	uint32_t pass;
 	/* the pending run: consecutive records of one CPU */
 	int run_cpu;
@@ -69,7 +70,15 @@ rec_sink_start(rec_sink *s, const dtc_writer_header *h)
 	s->w = dtc_writer_new(s->out, h, &s->err);
 	if (s->w == NULL)
 		s->failed = 1;
+	else
+		s->started = 1;
 	return s->failed ? -1 : 0;
+}
+
+int
+rec_sink_started(const rec_sink *s)
+{
+	return s->started;
 }
 
 dtc_error *
@@ -385,13 +394,16 @@ record_main(int argc, char **argv)
 		if (status == REC_E_SUCCESS)
 			status = REC_E_ERROR;
 	}
-	rec_sink_free(cfg.sink);
 	if (capture != stdout && fclose(capture) != 0) {
 		fprintf(stderr, "dtsnap record: %s: %s\n", capname,
 		    strerror(errno));
 		if (status == REC_E_SUCCESS)
 			status = REC_E_ERROR;
 	}
+	/* nothing traced (the program did not compile, ...): no capture */
+	if (capture != stdout && !rec_sink_started(cfg.sink))
+		(void)unlink(capname);
+	rec_sink_free(cfg.sink);
 	if (tee_out != NULL && tee_out != stdout) {
 		fclose(tee_err);
 		fclose(tee_out);

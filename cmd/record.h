@@ -80,6 +80,8 @@ uint32_t rec_sink_pass(const rec_sink *s);
 int rec_sink_record(rec_sink *s, int cpu, const void *rec, size_t size);
 /* Ends a pass: the run is written, the stream flushed, pass + 1. */
 int rec_sink_end_pass(rec_sink *s);
+/* Whether the header was written (else the capture holds nothing). */
+int rec_sink_started(const rec_sink *s);
 /* A clean close: the end item with the exit status. */
 int rec_sink_finish(rec_sink *s, int exit_status);
 /* A capture cut short: what was written stays, without an end item. */

@@ -105,6 +105,7 @@ static struct {
 	int pass_snapped;		/* aggsnap of this pass written */
 	int recs_since_snap;		/* records delivered since the last aggsnap */
 	int snap_written;
+	int ksyms_written;
 	size_t snap_n;
 	uint64_t snap_digest;
 } g;
@@ -186,6 +187,8 @@ die(void)
 	/* the capture keeps what was written, without an end item */
 	if (g.started)
 		rec_sink_abandon(g.sink);
+	else if (strcmp(g.cfg->capture_name, "-") != 0)
+		(void)unlink(g.cfg->capture_name);
 	if (g.ofp != NULL)
 		fflush(g.ofp);
 	/* close the handle so that controlled processes are continued */
@@ -326,12 +329,25 @@ format_id(const void *fmtdata, uint16_t *idp)
 	return 0;
 }
 
+static int write_ksyms(void);
+
 static int
 convert_recs(const dtrace_recdesc_t *in, size_t n, dtc_recdesc *out)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
+		/*
+		 * Kernel symbols are big (100k+ of them): written only
+		 * when a statement or aggregation has kernel addresses.
+		 */
+		if (!g.ksyms_written && (in[i].dtrd_action == DTRACEACT_STACK ||
+		    in[i].dtrd_action == DTRACEACT_SYM ||
+		    in[i].dtrd_action == DTRACEACT_MOD)) {
+			g.ksyms_written = 1;
+			if (write_ksyms() != 0)
+				return -1;
+		}
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].action = (uint16_t)in[i].dtrd_action;
 		out[i].alignment = in[i].dtrd_alignment;
@@ -404,6 +420,9 @@ need_aggdesc(uint32_t aggid, const dtrace_aggdesc_t *agd)
 	ad.name = agd->dtagd_name != NULL ? agd->dtagd_name : "";
 	if (ad.name[0] == '@')
 		ad.name++;
+	/* libdtrace names the anonymous aggregation "@_" */
+	if (strcmp(ad.name, "_") == 0)
+		ad.name = "";
 	/* PRINTED is run-time state printa() sets; the decoder tracks it */
 	ad.flags = (uint32_t)agd->dtagd_flags & ~(uint32_t)DTRACE_AGD_PRINTED;
 	ad.sig = agd->dtagd_sig;
@@ -752,7 +771,7 @@ start_capture(void)
 		return;
 	}
 	g.started = 1;
-	if (write_options() != 0 || write_clock() != 0 || write_ksyms() != 0 ||
+	if (write_options() != 0 || write_clock() != 0 ||
 	    fflush(g.cfg->capture) == EOF)
 		capture_failed();
 }
