@@ -74,6 +74,34 @@ struct v2fault {
 	uint64_t addr;
 };
 
+/*
+ * What the library decides differently for the two printers (legacy
+ * illumos/FreeBSD libdtrace, and dtrace-utils for DTrace v2): one table
+ * each, chosen by the capture's flavor.  Differences only in the text
+ * are formats/text.c's table.
+ */
+struct librules {
+	/* commit()/discard() records: dtrace-utils prints nothing for
+	 * them (dt_consume_one_probe); legacy ones are size 0 anyway */
+	int silent_spec_records;
+	/* setopt() without a value: legacy sees a value record of at most
+	 * 8 bytes, dtrace-utils one that is not 1-aligned (dt_setopt) */
+	int toggle_by_alignment;
+	/* dt_handle_liberr's text: ERROR enabling (legacy) or clause */
+	const char *liberr_fmt;
+};
+
+static const struct librules librules_legacy = {
+	0, 0,
+	"error on enabled probe ID %u (ID %u: %s): couldn't set option "
+	"\"%s\" to \"%s\": %s\n\n"
+};
+static const struct librules librules_v2 = {
+	1, 1,
+	"error in dt_clause_%u for probe ID %u (%s): couldn't set option "
+	"\"%s\" to \"%s\": %s\n\n"
+};
+
 /* A drop (or a v2 fault) to report between records. */
 struct qdrop {
 	int kind, cpu;
@@ -91,6 +119,7 @@ struct dtc_reader {
 	int last_rc;
 
 	dtc_header hdr;
+	const struct librules *rules;
 	int swap, illumos;
 	dtcp_meta meta;
 	dtcp_options opts;
@@ -303,6 +332,7 @@ reader_new(dtcp_container *c, unsigned flags, dtc_error *err)
 	r->cont = c;
 	r->flags = flags;
 	r->exit_status = -1;
+	r->rules = &librules_legacy;
 	dtcp_options_init(&r->opts);
 	if (flags & DTC_OPEN_TEMPORAL) {
 		r->opts.v[DTCP_OPT_TEMPORAL] = 1;
@@ -477,6 +507,7 @@ read_header(dtc_reader *r, const dtcp_item *it, dtc_error *err)
 		return DTC_FATAL;
 	}
 	r->meta.v2 = r->hdr.v2;
+	r->rules = r->hdr.v2 ? &librules_v2 : &librules_legacy;
 	u = 0;
 	if (dtcp_get_u64(r->cont, it, map, "ncpu", 0, &u, err) == DTC_OK)
 		r->hdr.ncpu = u > 65536 ? 65536 : (uint32_t)u;
@@ -1121,8 +1152,10 @@ do_setopt(dtc_reader *r, uint32_t i, dtc_error *err)
 	vrd = &ep->recs[i + 1];
 	r->ri = i + 2;
 	name = rec_string(r, nrd, r->optval[0], sizeof(r->optval[0]));
-	val = vrd->size > 8 ? rec_string(r, vrd, r->optval[1],
-	    sizeof(r->optval[1])) : "1";
+	if (r->rules->toggle_by_alignment ? vrd->alignment == 1 : vrd->size > 8)
+		val = rec_string(r, vrd, r->optval[1], sizeof(r->optval[1]));
+	else
+		val = "1";
 	if (dtcp_options_set_active(&r->opts, name, val, 0, 1, why,
 	    sizeof(why)) == DTC_OK)
 		return DTC_OK;
@@ -1138,9 +1171,11 @@ do_setopt(dtc_reader *r, uint32_t i, dtc_error *err)
 	r->ev.difoffset = -1;
 	probe_text(ep->probe, pdesc, sizeof(pdesc));
 	/* dt_setopt's text ends in a newline and dt_handle_liberr adds one */
-	snprintf(r->msg, sizeof(r->msg), "error on enabled probe ID %u (ID %u: "
-	    "%s): couldn't set option \"%s\" to \"%s\": %s\n\n", ep->epid,
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+	snprintf(r->msg, sizeof(r->msg), r->rules->liberr_fmt, ep->epid,
 	    ep->probeid, pdesc, name, val, why);
+#pragma GCC diagnostic pop
 	r->ev.message = r->msg;
 	r->nerrors++;
 	return 1;     /* an event is ready */
@@ -1148,6 +1183,14 @@ do_setopt(dtc_reader *r, uint32_t i, dtc_error *err)
 
 /* A library action (never reaches the record callback).  This and
  * printa_value stay out of line: next_value runs for every record. */
+/* An aggregation variable named in a record: its 8-byte variable id, or
+ * in DTrace v2 its 4-byte aggregation id (the same number there). */
+static uint32_t
+varid_size(const dtc_reader *r, const dtc_recdesc *rd)
+{
+	return r->hdr.v2 && rd->size == 4 ? 4 : 8;
+}
+
 static int __attribute__((noinline))
 libact(dtc_reader *r, uint32_t i, dtc_error *err)
 {
@@ -1162,10 +1205,11 @@ libact(dtc_reader *r, uint32_t i, dtc_error *err)
 	switch (act) {
 	case DTC_LIBACT_CLEAR:
 	case DTC_LIBACT_DENORMALIZE:
-		if (rd->size != 8)
+		if (rd->size != varid_size(r, rd))
 			return rec_error(r, err, DTC_E_DMISMATCH, "clear/"
 			    "denormalize record of %u bytes", rd->size);
-		varid = (int64_t)dtcp_ld64(r->rec.data + rd->offset, r->swap);
+		varid = (int64_t)dtcp_ldsz(r->rec.data + rd->offset, rd->size,
+		    r->swap);
 		if (act == DTC_LIBACT_CLEAR)
 			dtcp_agg_clear(r->agg, r, varid);
 		else
@@ -1174,13 +1218,14 @@ libact(dtc_reader *r, uint32_t i, dtc_error *err)
 		return DTC_OK;
 	case DTC_LIBACT_NORMALIZE:
 	case DTC_LIBACT_TRUNC:
-		if (rd->size != 8 || i + 1 >= ep->nrecs ||
+		if (rd->size != varid_size(r, rd) || i + 1 >= ep->nrecs ||
 		    ep->recs[i + 1].action != DTC_ACT_LIBACT ||
 		    ep->recs[i + 1].arg != rd->arg)
 			return rec_error(r, err, DTC_E_DMISMATCH, "%s records "
 			    "do not match the statement",
 			    act == DTC_LIBACT_TRUNC ? "trunc()" : "normalize()");
-		varid = (int64_t)dtcp_ld64(r->rec.data + rd->offset, r->swap);
+		varid = (int64_t)dtcp_ldsz(r->rec.data + rd->offset, rd->size,
+		    r->swap);
 		rd = &ep->recs[i + 1];
 		if (rd->size != 1 && rd->size != 2 && rd->size != 4 &&
 		    rd->size != 8)
@@ -1272,6 +1317,12 @@ printa_value(dtc_reader *r, uint32_t i, dtc_error *err)
 	for (k = 0; k < n; k++) {
 		const dtc_recdesc *kr = &ep->recs[i + k];
 
+		/* v2: the aggregation id, which is the variable's id */
+		if (kr->size == 4 && r->hdr.v2) {
+			r->varids[k] = dtcp_ld32(r->rec.data + kr->offset,
+			    r->swap);
+			continue;
+		}
 		if (kr->size != 8)
 			return rec_error(r, err, DTC_E_DMISMATCH, "printa() "
 			    "record of %u bytes (an aggregation variable id "
@@ -1333,6 +1384,13 @@ next_value(dtc_reader *r, dtc_error *err)
 			if ((rc = printa_value(r, i, err)) != DTC_OK)
 				return rc;
 			break;
+		case DTC_ACT_COMMIT:
+		case DTC_ACT_DISCARD:
+			if (r->rules->silent_spec_records) {
+				r->ri = i + 1;
+				continue;
+			}
+			/* FALLTHROUGH */
 		default:
 			r->ri = i + 1;
 			if (rd->size == 0)

@@ -508,6 +508,8 @@ dtcp_decode_value_fast(const dtc_recdesc *rd, const uint8_t *data,
 /* ------------------------------------------------------------------ */
 
 /* Parse a (pickled) format once. illumos selects illumos %d/%i rules. */
+/* the printer rules dtcp_format_compile follows: 0 FreeBSD, 1 illumos, */
+#define DTCP_PRINTF_V2 2    /* dtrace-utils */
 dtc_format *dtcp_format_compile(const char *s, size_t len, int illumos,
     dtc_error *err);
 void dtcp_format_free(dtc_format *f);

@@ -776,7 +776,7 @@ dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
 	if (strcmp(it->kind, "agg") == 0)
 		return load_agg(&x, map);
 	if (strcmp(it->kind, "format") == 0)
-		return load_format(&x, map, illumos);
+		return load_format(&x, map, m->v2 ? DTCP_PRINTF_V2 : illumos);
 	if (strcmp(it->kind, "ksyms") == 0)
 		return load_ksyms(&x, map);
 	if (strcmp(it->kind, "proc") == 0)

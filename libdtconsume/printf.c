@@ -185,10 +185,26 @@ struct dtc_format {
 /* Compiling a format (dt_printf_create + dtrace_printf_create)        */
 /* ------------------------------------------------------------------ */
 
+/*
+ * dtrace-utils' table is FreeBSD's without %I and %P, and its %d takes
+ * the sign of the argument's D type (pfcheck_dint sets the SIGNED flag on
+ * the live descriptor and turns an unsigned one into %u, which is what a
+ * v2 capture's format string says): a signed narrow value sign-extends.
+ */
+static const struct pfconv v2_d = { "d", "d", PR_SINT, OS_ANY };
+
 static const struct pfconv *
 conv_lookup(const char *name, int illumos)
 {
 	size_t i;
+
+	if (illumos == DTCP_PRINTF_V2) {
+		if (strcmp(name, "d") == 0)
+			return &v2_d;
+		if (strcmp(name, "I") == 0 || strcmp(name, "P") == 0)
+			return NULL;
+		illumos = 0;
+	}
 
 	for (i = 0; i < sizeof(conversions) / sizeof(conversions[0]); i++) {
 		const struct pfconv *c = &conversions[i];
@@ -401,7 +417,7 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 	memcpy(f->str, s, len);
 	f->str[len] = '\0';
 	f->len = (uint32_t)len;
-	f->illumos = illumos != 0;
+	f->illumos = illumos == 1;
 	s = f->str;
 
 	for (q = 0; q < len; q = p + 1) {

@@ -163,6 +163,9 @@ load_stmt(dtcp_meta *m, const dtcp_container *c, const dtcp_item *it,
 		dtc_recdesc *r = &s->recs[i];
 
 		r->action = map_action(r->action);
+		/* the records of one printa() share their arg (legacy: uarg) */
+		if (r->action == DTC_ACT_PRINTA)
+			r->uarg = r->arg;
 		if (r->size != 0 && r->offset < DTCP_V2_RECHDR) {
 			s->bad = 1;
 			rc = bad(c, it, map, err, DTC_E_BADRECDESC, "statement "
