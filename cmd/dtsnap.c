@@ -2031,7 +2031,7 @@ static const char main_usage[] =
 "  dump FILE                       every item and principal record\n"
 "  convert [-f json|cbor] IN [-o OUT]  CBOR <-> JSON Lines\n"
 "  synth DESC.json [-o OUT]        write the capture a description stands for\n"
-"  record [dtrace options] [-o OUT] [--tee FILE]  run a D script, capture it\n"
+"  record [dtrace options] -o OUT  run D like dtrace(1), capture it (--tee)\n"
 "\n"
 "'dtsnap COMMAND --help' describes one command.  See dtsnap(1).\n";
 

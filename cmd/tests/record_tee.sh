@@ -71,7 +71,7 @@ EOF
 cat >"$tmp/bad.d" <<'EOF'
 BEGIN { no_such_function(1); }
 EOF
-cat >"$tmp/multi.d $tmp/bad.d" <<'EOF'
+cat >"$tmp/multi.d" <<'EOF'
 BEGIN { printf("begin\n"); }
 END { printf("end %d\n", 7); }
 BEGIN { exit(0); }
