@@ -1133,7 +1133,8 @@ go(void)
 		if (nsize >= bufs[i].val - (dtrace_optval_t)sizeof(uint64_t))
 			continue;
 
-		for (; (INT64_C(1) << mul) <= nsize; j++, mul += 10)
+		for (; (dtrace_optval_t)(INT64_C(1) << mul) <= nsize;
+		    j++, mul += 10)
 			continue;
 
 		if (!(nsize & ((INT64_C(1) << (mul - 10)) - 1))) {
@@ -1162,7 +1163,7 @@ go(void)
 
 		dir = nval > rates[i].val ? "reduced" : "increased";
 
-		if (nval <= NANOSEC && (NANOSEC % nval) == 0) {
+		if (nval <= (dtrace_optval_t)NANOSEC && (NANOSEC % nval) == 0) {
 			error("%s %s to %lld hz\n", rates[i].name, dir,
 			    (long long)NANOSEC / (long long)nval);
 			continue;
