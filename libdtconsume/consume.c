@@ -89,17 +89,22 @@ struct librules {
 	int toggle_by_alignment;
 	/* dt_handle_liberr's text: ERROR enabling (legacy) or clause */
 	const char *liberr_fmt;
+	/* tracemem()'s dynamic size: legacy puts a TRACEMEM_DYNSIZE record
+	 * before the data, dtrace-utils a TRACEMEM record after it */
+	int tracemem_size_after;
 };
 
 static const struct librules librules_legacy = {
 	0, 0,
 	"error on enabled probe ID %u (ID %u: %s): couldn't set option "
-	"\"%s\" to \"%s\": %s\n\n"
+	"\"%s\" to \"%s\": %s\n\n",
+	0
 };
 static const struct librules librules_v2 = {
 	1, 1,
 	"error in dt_clause_%u for probe ID %u (%s): couldn't set option "
-	"\"%s\" to \"%s\": %s\n\n"
+	"\"%s\" to \"%s\": %s\n\n",
+	1
 };
 
 /* A drop (or a v2 fault) to report between records. */
@@ -1292,6 +1297,45 @@ printf_value(dtc_reader *r, uint32_t i, dtc_error *err)
 	return DTC_OK;
 }
 
+/* dtrace-utils' tracemem arguments (DTRACE_TRACEMEM_*) */
+#define V2_TRACEMEM_DYNAMIC 2
+#define V2_TRACEMEM_SIZE 3
+#define V2_TRACEMEM_SSIZE 4
+
+/*
+ * A v2 tracemem() with a dynamic size: the data record, then the size
+ * record (dt_print_tracemem).  A size that counts as positive and is
+ * below the data's cuts it, 0 included (then nothing prints).  Whether a
+ * signed size is positive is decided as dtrace-utils' x86 build does:
+ * `1 << (bits - 1)` is an int shift, so for 4- and 8-byte sizes the mask
+ * is 0xffffffff80000000 (the shift count is taken mod 32 and the int
+ * sign-extends).
+ */
+static int
+v2_tracemem(dtc_reader *r, uint32_t i, dtc_error *err)
+{
+	const dtc_eprobedesc *ep = r->rec.ep;
+	const dtc_recdesc *rd = &ep->recs[i], *dr;
+	uint64_t dsize, mask;
+	int positive;
+
+	if (i + 1 >= ep->nrecs || (dr = &ep->recs[i + 1])->action !=
+	    DTC_ACT_TRACEMEM || (dr->arg != V2_TRACEMEM_SIZE &&
+	    dr->arg != V2_TRACEMEM_SSIZE) || (dr->size != 1 && dr->size != 2 &&
+	    dr->size != 4 && dr->size != 8))
+		return rec_error(r, err, DTC_E_DMISMATCH, "tracemem() data "
+		    "record without its size record");
+	dsize = dtcp_ldsz(r->rec.data + dr->offset, dr->size, r->swap);
+	mask = dr->size >= 4 ? 0xffffffff80000000ull :
+	    1ull << (dr->size * 8 - 1);
+	positive = dr->arg == V2_TRACEMEM_SIZE || (dsize & mask) == 0;
+	dtcp_decode_value_fast(rd, r->rec.data + rd->offset, r->swap, &r->val);
+	if (positive && dsize < rd->size)
+		r->val.size = (uint32_t)dsize;
+	r->ri = i + 2;
+	return DTC_OK;
+}
+
 /* printa: the consecutive PRINTA records of one statement. */
 static int __attribute__((noinline))
 printa_value(dtc_reader *r, uint32_t i, dtc_error *err)
@@ -1384,6 +1428,14 @@ next_value(dtc_reader *r, dtc_error *err)
 			if ((rc = printa_value(r, i, err)) != DTC_OK)
 				return rc;
 			break;
+		case DTC_ACT_TRACEMEM:
+			if (r->rules->tracemem_size_after &&
+			    rd->arg == V2_TRACEMEM_DYNAMIC) {
+				if ((rc = v2_tracemem(r, i, err)) != DTC_OK)
+					return rc;
+				break;
+			}
+			goto plain;
 		case DTC_ACT_COMMIT:
 		case DTC_ACT_DISCARD:
 			if (r->rules->silent_spec_records) {
@@ -1392,6 +1444,7 @@ next_value(dtc_reader *r, dtc_error *err)
 			}
 			/* FALLTHROUGH */
 		default:
+		plain:
 			r->ri = i + 1;
 			if (rd->size == 0)
 				continue;   /* speculate, commit, stop, ... */
