@@ -640,6 +640,7 @@ model_on_begin(const dtc_event *ev, void *arg)
 	kstr(o, "producer", h->producer);
 	ku64(o, "ncpu", h->ncpu);
 	ku64(o, "dt_act_base", h->dt_act_base);
+	kstr(o, "flavor", h->flavor != NULL ? h->flavor : "legacy");
 	O(o, map_end);
 	O(o, map_end);
 	return endline(m, o);
@@ -662,8 +663,18 @@ probe_name(model *m, model_out *o, const dtc_probedesc *p)
 static void
 probe_time(model_out *o, const dtc_event *ev)
 {
+	const dtc_header *h = dtc_reader_header(ev->reader);
 	uint64_t wall;
 
+	/* DTrace v2 records carry no timestamp: null, not 0 */
+	if (h != NULL && h->v2) {
+		KEY(o, "timestamp");
+		O(o, null);
+		KEY(o, "walltime");
+		O(o, null);
+		ki64(o, "cpu", ev->cpu);
+		return;
+	}
 	ku64(o, "timestamp", ev->timestamp);
 	KEY(o, "walltime");
 	if (dtc_reader_walltime(ev->reader, ev->timestamp, &wall))
