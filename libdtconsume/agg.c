@@ -40,6 +40,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1540,8 +1541,65 @@ llquant_sv(const uint8_t *v, uint32_t nw, int swap, struct sortval *sv)
 	    (long double)value;
 }
 
+/* int64 arithmetic that wraps as libdtrace's would */
+static inline int64_t
+w64sub(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
+/*
+ * dt_aggregate_llquantizedsum / _llquantizedzero of dtrace-utils: each
+ * positive bucket's lower bound (overflow included) weighs the bucket
+ * minus its negative mirror; "zero" is bin0.  Word 0 is the sig.
+ */
 static void
-prep_sortval(struct agg_ent *e, int swap)
+llquant_sv_v2(const uint8_t *v, uint32_t nw, int swap, struct sortval *sv)
+{
+	dtcp_llq2 p;
+	long double total, scale;
+	int64_t d;
+	uint32_t i, b0, step, mag, lmag;
+
+	sv->sum = 0;
+	sv->zero = 0;
+	/* dtrace-utils trusts the sig; a value that breaks it sorts as 0 */
+	if (dtcp_llq2_params((uint64_t)vword(v, nw, 0, swap), nw, &p) != 0)
+		return;
+	b0 = p.bin0 + 1;      /* bin0's word */
+	sv->zero = vword(v, nw, b0, swap);
+	d = w64sub(vword(v, nw, b0 + 1, swap), vword(v, nw, b0 - 1, swap));
+	total = powl(p.factor, p.lmag) * (long double)d;
+	i = 1;
+	lmag = p.lmag;
+	if (lmag == 0 && p.steps > p.factor) {
+		for (step = 2; step <= p.factor; step++) {
+			i += p.sf;
+			d = w64sub(vword(v, nw, b0 + i, swap),
+			    vword(v, nw, b0 - i, swap));
+			/* int times int64 there: wraps */
+			total += (long double)(int64_t)((uint64_t)step *
+			    (uint64_t)d);
+		}
+		lmag = 1;
+	}
+	scale = powl(p.factor, lmag + 1) / p.steps;
+	for (mag = lmag; mag <= p.hmag; mag++) {
+		for (step = p.sf + 1; step <= p.steps; step++) {
+			i++;
+			d = w64sub(vword(v, nw, b0 + i, swap),
+			    vword(v, nw, b0 - i, swap));
+			total += step * scale * (long double)d;
+		}
+		scale *= p.factor;
+	}
+	sv->sum = total;
+}
+
+typedef void llq_sv_f(const uint8_t *, uint32_t, int, struct sortval *);
+
+static void
+prep_sortval(struct agg_ent *e, int swap, llq_sv_f *llq_sv)
 {
 	const dtc_recdesc *vr = valrec(e->desc);
 	const uint8_t *v = e->data + vr->offset;
@@ -1582,7 +1640,7 @@ prep_sortval(struct agg_ent *e, int swap)
 		lquant_sv(v, nw, swap, sv);
 		break;
 	case DTC_AGG_LLQUANTIZE:
-		llquant_sv(v, nw, swap, sv);
+		llq_sv(v, nw, swap, sv);
 		break;
 	}
 }
@@ -1593,6 +1651,7 @@ prep_sortval(struct agg_ent *e, int swap)
 
 struct sortctx {
 	int swap;
+	llq_sv_f *llq_sv;  /* the flavor's llquantize sort value */
 	int lt, gt;        /* DT_LESSTHAN / DT_GREATERTHAN */
 	int keysort;
 	int keypos;
@@ -1600,9 +1659,10 @@ struct sortctx {
 };
 
 static void
-ctx_plain(struct sortctx *c, int swap)
+ctx_plain(struct sortctx *c, const dtc_reader *r)
 {
-	c->swap = swap;
+	c->swap = dtcp_reader_swap(r);
+	c->llq_sv = dtc_reader_header(r)->v2 ? llquant_sv_v2 : llquant_sv;
 	c->lt = -1;
 	c->gt = 1;
 	c->keysort = 0;
@@ -1617,7 +1677,7 @@ ctx_options(struct sortctx *c, const dtc_reader *r)
 	const dtcp_options *o = dtcp_reader_options(r);
 	int64_t kp = o->v[DTCP_OPT_AGGSORTKEYPOS];
 
-	ctx_plain(c, dtcp_reader_swap(r));
+	ctx_plain(c, r);
 	if (dtcp_opt_isset(o, DTCP_OPT_AGGSORTREV)) {
 		c->lt = 1;
 		c->gt = -1;
@@ -1943,7 +2003,7 @@ sort_default(struct agg_ent **v, size_t n, const struct sortctx *c)
 	if (n == 0)
 		return;
 	for (i = 0; i < n; i++)
-		prep_sortval(v[i], c->swap);
+		prep_sortval(v[i], c->swap, c->llq_sv);
 	/* without memory for the items, the entries are sorted directly */
 	if (n > SIZE_MAX / (sizeof(*it) + sizeof(*p)) ||
 	    (it = malloc(n * (sizeof(*it) + sizeof(*p)))) == NULL) {
@@ -1967,6 +2027,17 @@ sort_default(struct agg_ent **v, size_t n, const struct sortctx *c)
 /* Library actions                                                     */
 /* ------------------------------------------------------------------ */
 
+/*
+ * Whether a cleared or zero-filled llquantize keeps its parameter word:
+ * illumos spares it, FreeBSD does not, and a v2 value's word 0 is the
+ * aggdesc's sig, which no clear() touches in dtrace-utils.
+ */
+static int
+llq_keeps_arg(const dtc_reader *r)
+{
+	return dtcp_reader_illumos(r) || dtc_reader_header(r)->v2;
+}
+
 /* The library actions skip descs without records (dt_*_agg). */
 static inline int
 ent_is(const struct agg_ent *e, int64_t varid)
@@ -1977,7 +2048,7 @@ ent_is(const struct agg_ent *e, int64_t varid)
 void
 dtcp_agg_clear(dtcp_aggstate *a, const dtc_reader *r, int64_t varid)
 {
-	int illumos = dtcp_reader_illumos(r);
+	int llqarg = llq_keeps_arg(r);
 	size_t i;
 
 	for (i = 0; i < a->nents; i++) {
@@ -1994,7 +2065,7 @@ dtcp_agg_clear(dtcp_aggstate *a, const dtc_reader *r, int64_t varid)
 		 * fails to print there.
 		 */
 		if (vr->action == DTC_AGG_LQUANTIZE ||
-		    (vr->action == DTC_AGG_LLQUANTIZE && illumos))
+		    (vr->action == DTC_AGG_LLQUANTIZE && llqarg))
 			skip = 8;
 		if (vr->size > skip)
 			memset(e->data + vr->offset + skip, 0, vr->size - skip);
@@ -2119,9 +2190,9 @@ dtcp_agg_trunc(dtcp_aggstate *a, const dtc_reader *r, int64_t varid,
 	 * comparator, so aggsortrev, aggsortkey and aggsortkeypos do not
 	 * apply: plain value order, ties by key at position 0.
 	 */
-	ctx_plain(&c, dtcp_reader_swap(r));
+	ctx_plain(&c, r);
 	for (i = 0; i < k; i++)
-		prep_sortval(a->sorted[i], c.swap);
+		prep_sortval(a->sorted[i], c.swap, c.llq_sv);
 	if (n < 0) {
 		keep = 0 - (uint64_t)n;
 		qsort_r(a->sorted, k, sizeof(*a->sorted), varvalcmp, &c);
@@ -2366,6 +2437,7 @@ print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
 	/* sortpos: 0 when unset or past the variables (negative too) */
 	sortpos = (sp == DTC_OPT_UNSET || sp < 0 || sp >= nv) ? 0 :
 	    (uint32_t)sp;
+	ctx_plain(&c, r);
 	if (grow(&a->vpos, &a->capvpos, nv, sizeof(*a->vpos)) ||
 	    grow(&a->remap, &a->capremap, nv, sizeof(*a->remap)) ||
 	    grow(&a->zents, &a->capzents, nv, sizeof(*a->zents)) ||
@@ -2462,8 +2534,7 @@ print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
 		dtcp_st64(zd + d->recs[0].offset,
 		    (uint64_t)varids[(i + sortpos) % nv], swap);
 		if (vr->action == DTC_AGG_LQUANTIZE ||
-		    (vr->action == DTC_AGG_LLQUANTIZE &&
-		    dtcp_reader_illumos(r))) {
+		    (vr->action == DTC_AGG_LLQUANTIZE && llq_keeps_arg(r))) {
 			/* FreeBSD keeps only lquantize's parameters */
 			if (z->data != NULL)
 				larg = dtcp_ld64(z->data + vr->offset, swap);
@@ -2474,7 +2545,7 @@ print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
 		z->data = zd;
 		z->varid = varids[(i + sortpos) % nv];
 		z->idx = UINT32_MAX;
-		prep_sortval(z, swap);
+		prep_sortval(z, swap, c.llq_sv);
 	}
 
 	/* sort by key then variable, plain (no options), and bundle */
@@ -2484,11 +2555,10 @@ print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
 	for (k = a->nents; k-- > 0;) {
 		e = &a->ents[k];
 		if (!e->dead && vpos_find(a, nvpos, e->varid) >= 0) {
-			prep_sortval(e, swap);
+			prep_sortval(e, swap, c.llq_sv);
 			a->sorted[nent++] = e;
 		}
 	}
-	ctx_plain(&c, swap);
 	qsort_r(a->sorted, nent, sizeof(*a->sorted), keyvarcmp, &c);
 	if (grow(&a->slots, &a->capslots, nent * ((size_t)nv + 1),
 	    sizeof(*a->slots)) ||

@@ -522,6 +522,45 @@ uint32_t dtcp_format_nrecs(const dtc_format *f);
 
 typedef struct dtcp_aggstate dtcp_aggstate;
 
+/*
+ * DTrace v2 llquantize (printf.c prints it, agg.c sorts it): its
+ * parameters (dtagd_sig, word 0 of a value) and symmetric bucket layout,
+ * checked in one place.  nwords: the value's words, sig included.  Inline,
+ * so that neither file drags the other into the unit tests.
+ */
+typedef struct dtcp_llq2 {
+	uint16_t factor, lmag, hmag, steps;
+	uint32_t sf;     /* steps / factor: low steps a range shares */
+	uint32_t bin0;   /* the bucket of abs(v) < factor^lmag */
+	uint32_t nbins;  /* 2 * bin0 + 1 */
+} dtcp_llq2;
+static inline int
+dtcp_llq2_params(uint64_t sig, uint32_t nwords, dtcp_llq2 *p)
+{
+	uint64_t per, npos, lim = 1;
+	uint32_t m;
+
+	p->steps = (uint16_t)(sig >> 48);
+	p->hmag = (uint16_t)(sig >> 32);
+	p->lmag = (uint16_t)(sig >> 16);
+	p->factor = (uint16_t)sig;
+	/* what dt_cg_agg_llquantize lets through; factor^(hmag+1) fits */
+	if (p->factor < 2 || p->steps == 0 || p->lmag > p->hmag)
+		return -1;
+	for (m = 0; m <= p->hmag; m++)
+		if (__builtin_mul_overflow(lim, p->factor, &lim))
+			return -1;
+	p->sf = p->steps / p->factor;
+	per = p->steps - p->sf;
+	npos = ((uint64_t)p->hmag - p->lmag + 1) * per;
+	/* the size check of dt_print_llquantize (word 0 is the sig here) */
+	if (nwords == 0 || npos * 2 + 3 != (uint64_t)nwords - 1)
+		return -1;
+	p->bin0 = (uint32_t)npos + 1;
+	p->nbins = (uint32_t)npos * 2 + 3;
+	return 0;
+}
+
 dtcp_aggstate *dtcp_agg_new(void);
 void dtcp_agg_free(dtcp_aggstate *a);
 /*

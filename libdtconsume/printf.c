@@ -1788,6 +1788,312 @@ hist_llquantize(dtc_buf *out, const struct histopt *ho, const uint8_t *d,
 	return DTC_OK;
 }
 
+/*
+ * DTrace v2 (dtrace-utils) llquantize.  Its value is symmetric around
+ * zero: bucket 0 takes v <= -factor^(hmag+1), then the negative ranges
+ * (largest magnitude first), bin0 takes abs(v) < factor^lmag, then the
+ * positive ranges and the overflow bucket.  Each range has steps - sf
+ * buckets, sf = steps/factor of its steps falling in the range below.
+ * With lmag 0 and steps > factor, the buckets of range 0 that no integer
+ * reaches ("ghost bins") have no label and are not printed.
+ */
+static uint64_t
+upow(uint64_t f, uint32_t n)
+{
+	uint64_t v = 1;
+
+	while (n-- > 0)
+		v *= f;
+	return v;
+}
+
+/*
+ * The lower bound of positive bucket bin0 + i (1 <= i <= bin0, bin0 + bin0
+ * being the overflow bucket), as dt_print_llquantize labels it: -1 for a
+ * ghost bin.  Every label is exact, the compiler's divisibility rules
+ * making factor^(m+1)/steps an integer wherever it is used.
+ */
+static int
+llq2_lower(const dtcp_llq2 *p, uint32_t i, uint64_t *lo)
+{
+	uint32_t per = p->steps - p->sf, r = (i - 1) / per, j = (i - 1) % per;
+	uint32_t m = p->lmag + r;
+
+	if (p->lmag == 0 && p->steps > p->factor && r == 0) {
+		/* range 0 counts 1, 2, .. factor-1, one label every sf */
+		if (j % p->sf != 0)
+			return -1;
+		*lo = j / p->sf + 1;
+		return 0;
+	}
+	if (j == 0)
+		*lo = upow(p->factor, m);
+	else
+		*lo = (p->sf + j) * (upow(p->factor, m + 1) / p->steps);
+	return 0;
+}
+
+/* The label of bucket b (dt_print_llquantize's CPRINTs); "" for none. */
+static void
+llq2_label(const dtcp_llq2 *p, int b, int first, char *c, size_t len)
+{
+	uint64_t scale = upow(p->factor, p->lmag), lo;
+	uint32_t i;
+
+	c[0] = '\0';
+	if (b < 0 || (uint32_t)b >= p->nbins)
+		return;
+	if ((uint32_t)b == 0)
+		snprintf(c, len, "<= -%llu",
+		    (unsigned long long)upow(p->factor, p->hmag + 1u));
+	else if ((uint32_t)b == p->nbins - 1)
+		snprintf(c, len, ">= %llu",
+		    (unsigned long long)upow(p->factor, p->hmag + 1u));
+	else if ((uint32_t)b == p->bin0) {
+		/* no data below bin0 shown: "abs()" would say nothing */
+		if (scale == 1)
+			snprintf(c, len, "%d", 0);
+		else if (first >= (int)p->bin0)
+			snprintf(c, len, "< %llu", (unsigned long long)scale);
+		else
+			snprintf(c, len, "abs() < %llu",
+			    (unsigned long long)scale);
+	} else {
+		i = (uint32_t)b > p->bin0 ? (uint32_t)b - p->bin0 :
+		    p->bin0 - (uint32_t)b;
+		if (llq2_lower(p, i, &lo) != 0)
+			return;
+		snprintf(c, len, (uint32_t)b < p->bin0 ? "-%llu" : "%llu",
+		    (unsigned long long)lo);
+	}
+}
+
+/* dt_print_llquantize of dtrace-utils */
+static int
+hist_llquantize_v2(dtc_buf *out, const struct histopt *ho, const uint8_t *d,
+    uint32_t size, int swap, uint64_t normal, dtc_error *err)
+{
+	/* dtrace-utils writes each label into 16 bytes: 15 chars at most */
+	enum { CWIDTH = 16 };
+	dtcp_llq2 p;
+	int first, last, nb, pad = 0, i, j, pos, neg;
+	long double total;
+	char c[CWIDTH];
+
+	if (d == NULL || size < 8 || size % 8 != 0 ||
+	    dtcp_llq2_params(dtcp_ld64(d, swap), size / 8, &p) != 0)
+		return mismatch(err);
+	d += 8;
+	nb = (int)p.nbins;
+	/* no data: the rows around bin0 + 1, broadened as data would be */
+	hist_range(d, swap, nb, &first, &last);
+	if (first < 0) {
+		first = (int)p.bin0;
+		last = (int)p.bin0 + 2;
+	}
+	hist_rows_total(ho, d, swap, first, last, &total, &pos, &neg);
+	if (dtc_buf_printf(out, "\n%16s %41s %-9s\n", "value", quanthdr,
+	    "count") < 0)
+		return nomem(err);
+	if (p.lmag == 0 && p.steps > p.factor)
+		pad = (int)p.sf;
+	for (i = first; i <= last; i++) {
+		llq2_label(&p, i, first, c, sizeof(c));
+		/*
+		 * A ghost bin at either end of the range borrows the label of
+		 * its nearest labelled neighbour outside the range, as
+		 * dtrace-utils patches its label array.
+		 */
+		if (c[0] == '\0' && pad > 0 && (i == first || i == last)) {
+			for (j = 1; j < pad; j++) {
+				llq2_label(&p, i == first ? i - j : i + j,
+				    first, c, sizeof(c));
+				if (c[0] != '\0')
+					break;
+			}
+		}
+		if (c[0] == '\0')
+			continue;
+		if (dtc_buf_printf(out, "%16s ", c) < 0 ||
+		    quantline(out, ho, word(d, (uint32_t)i, swap), normal,
+		    total, pos, neg) != 0)
+			return nomem(err);
+	}
+	return DTC_OK;
+}
+
+/*
+ * The two llquantize flavors differ in their parameter packing and bucket
+ * layout: everything that reads an llquantize value goes through one of
+ * these, chosen once per value.
+ */
+typedef int llq_render_f(dtc_buf *, const struct histopt *,
+    const uint8_t *, uint32_t, int, uint64_t, dtc_error *);
+typedef uint32_t llq_nbuckets_f(const uint8_t *, uint32_t, int);
+typedef int llq_bucket_f(const uint8_t *, uint32_t, int, uint32_t,
+    dtc_bucket *);
+
+struct llqops {
+	llq_render_f *render;
+	llq_nbuckets_f *nbuckets;
+	llq_bucket_f *bucket;
+};
+
+static llq_nbuckets_f llq_nbuckets_legacy, llq_nbuckets_v2;
+static llq_bucket_f llq_bucket_legacy, llq_bucket_v2;
+
+static const struct llqops llq_legacy = {
+	hist_llquantize, llq_nbuckets_legacy, llq_bucket_legacy
+};
+static const struct llqops llq_v2 = {
+	hist_llquantize_v2, llq_nbuckets_v2, llq_bucket_v2
+};
+
+static const struct llqops *
+llq_ops(const dtc_reader *r)
+{
+	return r != NULL && dtc_reader_header(r)->v2 ? &llq_v2 : &llq_legacy;
+}
+
+static uint32_t
+llq_nbuckets_legacy(const uint8_t *d, uint32_t size, int swap)
+{
+	uint16_t factor, low, high, nsteps;
+
+	if (llq_params(d, size, swap, &factor, &low, &high, &nsteps) != 0)
+		return 0;
+	return (size - 8) / 8;
+}
+
+/* Bucket 0 is "< factor^low", then the linear steps, then the overflow. */
+static int
+llq_bucket_legacy(const uint8_t *d, uint32_t size, int swap, uint32_t i,
+    dtc_bucket *b)
+{
+	uint16_t factor = 0, low = 0, high = 0, nsteps = 0;
+	struct llqwalk w;
+	uint32_t bin = 1;
+
+	if (llq_params(d, size, swap, &factor, &low, &high, &nsteps) != 0 ||
+	    llq_start(&w, factor, low, high, nsteps) != 0)
+		return DTC_FAILED;
+	b->count = word(d, i + 1, swap);
+	if (i == 0) {
+		b->has_min = 0;
+		b->max = w.value - 1;
+		return DTC_OK;
+	}
+	while (w.order <= w.high) {
+		if (bin == i) {
+			b->min = w.value;
+			b->max = w.value + w.step - 1;
+			return DTC_OK;
+		}
+		bin++;
+		if (llq_step(&w) != 0)
+			return DTC_FAILED;
+	}
+	if (bin != i)
+		return DTC_FAILED;
+	b->min = w.value;
+	b->has_max = 0;
+	return DTC_OK;
+}
+
+static uint32_t
+llq_nbuckets_v2(const uint8_t *d, uint32_t size, int swap)
+{
+	dtcp_llq2 p;
+
+	if (d == NULL || size < 8 || size % 8 != 0 ||
+	    dtcp_llq2_params(dtcp_ld64(d, swap), size / 8, &p) != 0)
+		return 0;
+	return p.nbins;
+}
+
+/* A bound beyond int64 (factor^(hmag+1) may be 2^63 or more) clamps. */
+static int64_t
+llq2_pos(uint64_t x)
+{
+	return x > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)x;
+}
+
+static int64_t
+llq2_neg(uint64_t x)
+{
+	return x > (uint64_t)INT64_MAX ? INT64_MIN : -(int64_t)x;
+}
+
+/*
+ * Bucket bin0 + k holds [lower(k), lower(next labelled) - 1]; bin0 - k is
+ * its mirror image.  A ghost bin holds no integer and has no bucket
+ * (DTC_FAILED), as it has no row in dtrace's text.
+ */
+static int
+llq_bucket_v2(const uint8_t *d, uint32_t size, int swap, uint32_t i,
+    dtc_bucket *b)
+{
+	dtcp_llq2 p;
+	uint64_t lo, hi, scale;
+	uint32_t k, n;
+
+	if (d == NULL || size < 8 || size % 8 != 0 ||
+	    dtcp_llq2_params(dtcp_ld64(d, swap), size / 8, &p) != 0 ||
+	    i >= p.nbins)
+		return DTC_FAILED;
+	b->count = word(d, i + 1, swap);
+	scale = upow(p.factor, p.lmag);
+	if (i == p.bin0) {
+		b->min = -(int64_t)(scale - 1);
+		b->max = (int64_t)(scale - 1);
+		return DTC_OK;
+	}
+	k = i > p.bin0 ? i - p.bin0 : p.bin0 - i;
+	if (k == p.bin0) {
+		/* the overflow buckets: abs(v) >= factor^(hmag+1) */
+		lo = upow(p.factor, p.hmag + 1u);
+		if (i == 0) {
+			b->has_min = 0;
+			b->max = llq2_neg(lo);
+		} else {
+			b->min = llq2_pos(lo);
+			b->has_max = 0;
+		}
+		return DTC_OK;
+	}
+	if (llq2_lower(&p, k, &lo) != 0)
+		return DTC_FAILED;
+	for (n = k + 1; llq2_lower(&p, n, &hi) != 0; n++)
+		;
+	hi--;
+	if (i > p.bin0) {
+		b->min = llq2_pos(lo);
+		b->max = llq2_pos(hi);
+	} else {
+		b->min = llq2_neg(hi);
+		b->max = llq2_neg(lo);
+	}
+	return DTC_OK;
+}
+
+/*
+ * The public bucket functions have no reader to ask for the flavor, so
+ * they go by the parameter word: no word passes both checks, legacy
+ * needing bits 32-47 < bits 16-31 (low < high) and v2 bits 16-31 <=
+ * bits 32-47 (lmag <= hmag), and v2 pinning the size as well.
+ */
+static const struct llqops *
+llq_ops_of(const dtc_aggval *v)
+{
+	dtcp_llq2 p;
+
+	if (v->data != NULL && v->size >= 8 && v->size % 8 == 0 &&
+	    dtcp_llq2_params(dtcp_ld64(v->data, v->swapped), v->size / 8,
+	    &p) == 0)
+		return &llq_v2;
+	return &llq_legacy;
+}
+
 static int
 hist_render(const dtc_reader *r, uint16_t func, const uint8_t *d,
     uint32_t size, int swap, uint64_t normal, dtc_buf *out, dtc_error *err)
@@ -1801,7 +2107,8 @@ hist_render(const dtc_reader *r, uint16_t func, const uint8_t *d,
 	case DTC_AGG_LQUANTIZE:
 		return hist_lquantize(out, &ho, d, size, swap, normal, err);
 	case DTC_AGG_LLQUANTIZE:
-		return hist_llquantize(out, &ho, d, size, swap, normal, err);
+		return llq_ops(r)->render(out, &ho, d, size, swap, normal,
+		    err);
 	}
 	return mismatch(err);
 }
@@ -1872,7 +2179,7 @@ uint32_t
 dtc_aggval_nbuckets(const dtc_aggval *v)
 {
 	int32_t base;
-	uint16_t a, b, c, e;
+	uint16_t a, b;
 
 	if (v == NULL || v->data == NULL)
 		return 0;
@@ -1884,10 +2191,7 @@ dtc_aggval_nbuckets(const dtc_aggval *v)
 			return 0;
 		return (uint32_t)b + 2;
 	case DTC_AGG_LLQUANTIZE:
-		if (llq_params(v->data, v->size, v->swapped, &a, &b, &c,
-		    &e) != 0)
-			return 0;
-		return (v->size - 8) / 8;
+		return llq_ops_of(v)->nbuckets(v->data, v->size, v->swapped);
 	}
 	return 0;
 }
@@ -1942,37 +2246,9 @@ dtc_aggval_bucket(const dtc_aggval *v, uint32_t i, dtc_bucket *b)
 		}
 		return DTC_OK;
 	}
-	case DTC_AGG_LLQUANTIZE: {
-		uint16_t factor = 0, low = 0, high = 0, nsteps = 0;
-		struct llqwalk w;
-		uint32_t bin = 1;
-
-		if (llq_params(v->data, v->size, v->swapped, &factor, &low,
-		    &high, &nsteps) != 0 ||
-		    llq_start(&w, factor, low, high, nsteps) != 0)
-			return DTC_FAILED;
-		b->count = word(v->data, i + 1, v->swapped);
-		if (i == 0) {
-			b->has_min = 0;
-			b->max = w.value - 1;
-			return DTC_OK;
-		}
-		while (w.order <= w.high) {
-			if (bin == i) {
-				b->min = w.value;
-				b->max = w.value + w.step - 1;
-				return DTC_OK;
-			}
-			bin++;
-			if (llq_step(&w) != 0)
-				return DTC_FAILED;
-		}
-		if (bin != i)
-			return DTC_FAILED;
-		b->min = w.value;
-		b->has_max = 0;
-		return DTC_OK;
-	}
+	case DTC_AGG_LLQUANTIZE:
+		return llq_ops_of(v)->bucket(v->data, v->size, v->swapped, i,
+		    b);
 	}
 	return DTC_FAILED;
 }

@@ -33,6 +33,7 @@ struct dtc_reader {
 	dtcp_meta meta;            /* first: dtcp_meta_agg casts back */
 	dtcp_options opts;
 	int swap, illumos;
+	dtc_header hdr;            /* hdr.v2: DTrace v2 value layouts */
 	dtc_aggdesc descs[MAXAGG + 1];
 	dtc_recdesc recs[MAXAGG + 1][MAXRECS];
 	int have[MAXAGG + 1];
@@ -52,6 +53,12 @@ const dtcp_options *
 dtcp_reader_options(const dtc_reader *r)
 {
 	return &r->opts;
+}
+
+const dtc_header *
+dtc_reader_header(const dtc_reader *r)
+{
+	return &r->hdr;
 }
 
 int

@@ -31,6 +31,7 @@ struct dtc_reader {
 	dtcp_options opts;
 	int swap;
 	dtcp_meta meta;
+	dtc_header hdr;            /* hdr.v2: DTrace v2 value layouts */
 };
 
 static struct dtc_reader reader;
@@ -40,6 +41,12 @@ const dtcp_options *
 dtcp_reader_options(const dtc_reader *r)
 {
 	return &r->opts;
+}
+
+const dtc_header *
+dtc_reader_header(const dtc_reader *r)
+{
+	return &r->hdr;
 }
 
 int
