@@ -1604,6 +1604,132 @@ START_TEST(test_hist_llquantize)
 }
 END_TEST
 
+/* a DTrace v2 llquantize sig: steps<<48 | hmag<<32 | lmag<<16 | factor */
+static uint64_t
+llq2_sig(uint16_t factor, uint16_t lmag, uint16_t hmag, uint16_t steps)
+{
+	return (uint64_t)steps << 48 | (uint64_t)hmag << 32 |
+	    (uint64_t)lmag << 16 | factor;
+}
+
+static void
+bucket_is(const dtc_aggval *v, uint32_t i, int has_min, int64_t min,
+    int has_max, int64_t max)
+{
+	dtc_bucket b;
+
+	ck_assert_int_eq(dtc_aggval_bucket(v, i, &b), DTC_OK);
+	ck_assert_msg(b.has_min == has_min && b.has_max == has_max &&
+	    (!has_min || b.min == min) && (!has_max || b.max == max),
+	    "bucket %u: [%d %lld, %d %lld]", i, b.has_min, (long long)b.min,
+	    b.has_max, (long long)b.max);
+}
+
+/*
+ * DTrace v2 llquantize (dtrace-utils dt_cg_agg_llquantize_bin and
+ * dt_print_llquantize), word 0 being the aggdesc's sig.
+ *
+ * llquantize(x, 10, 0, 1, 20): sf = steps/factor = 2, each range has
+ * steps - sf = 18 buckets, npos = (hmag - lmag + 1) * 18 = 36, bin0 = 37
+ * (abs(x) < 10^0, i.e. 0), nbins = 2 * 36 + 3 = 75.  Positive bucket
+ * bin0 + k: range 0 (mag 0, max 10) takes x to k = x*20/10 - 2 + 1 =
+ * 2x - 1, so x = 1..9 land on k = 1, 3, .. 17 and the even k are ghost
+ * bins; range 1 (max 100) takes x to k = 18 + x/(100/20) - 2 + 1 =
+ * 17 + x/5, so k = 19 holds 10..14 and k = 36 holds 95..99; k = 37 (bin
+ * 74) is x >= 100.  Negative x land on bin0 - k.
+ */
+START_TEST(test_hist_llquantize_v2)
+{
+	uint64_t w[1 + 75], w2[1 + 39];
+	dtc_aggval v;
+
+	reader.hdr.v2 = 1;
+	memset(w, 0, sizeof(w));
+	w[0] = llq2_sig(10, 0, 1, 20);
+	v = AV(DTC_AGG_LLQUANTIZE, w, 76);
+	ck_assert_uint_eq(dtc_aggval_nbuckets(&v), 75);
+	bucket_is(&v, 0, 0, 0, 1, -100);
+	bucket_is(&v, 1, 1, -99, 1, -95);
+	bucket_is(&v, 18, 1, -14, 1, -10);
+	bucket_is(&v, 36, 1, -1, 1, -1);
+	bucket_is(&v, 37, 1, 0, 1, 0);
+	bucket_is(&v, 38, 1, 1, 1, 1);
+	bucket_is(&v, 40, 1, 2, 1, 2);
+	bucket_is(&v, 54, 1, 9, 1, 9);
+	bucket_is(&v, 56, 1, 10, 1, 14);
+	bucket_is(&v, 73, 1, 95, 1, 99);
+	bucket_is(&v, 74, 1, 100, 0, 0);
+	{
+		dtc_bucket b;
+
+		/* ghost bins hold no integer: no bucket, as no row */
+		ck_assert_int_eq(dtc_aggval_bucket(&v, 39, &b), DTC_FAILED);
+		ck_assert_int_eq(dtc_aggval_bucket(&v, 55, &b), DTC_FAILED);
+		ck_assert_int_eq(dtc_aggval_bucket(&v, 75, &b), DTC_FAILED);
+	}
+	/*
+	 * No data: dtrace-utils picks bin0 + 1 and broadens it to bin0 ..
+	 * bin0 + 2; bin0 + 2 is a ghost at the end of the range and borrows
+	 * the label of bin0 + 3 ("2").  The scale is 1, so bin0 reads "0".
+	 */
+	hist_is(&v,
+	    "               0 |                                         0        \n"
+	    "               1 |                                         0        \n"
+	    "               2 |                                         0        \n");
+	/* 3 x3 (bin 42): both neighbours are ghosts, labelled 2 and 4 */
+	w[1 + 42] = 3;
+	hist_is(&v,
+	    "               2 |                                         0        \n"
+	    "               3 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 3        \n"
+	    "               4 |                                         0        \n");
+
+	/*
+	 * llquantize(x, 10, 1, 2, 10): sf = 1, 9 buckets a range, npos = 18,
+	 * bin0 = 19 (abs(x) < 10), nbins = 39.  -250: mag 2 (max 1000), k =
+	 * (2-1)*9 + 250/(1000/10) - 1 + 1 = 11, bin 19 - 11 = 8, labelled
+	 * -(sf + j) * 10^3/10 with j = 1: -200, holding -299..-200.  -5 is in
+	 * bin0.  Rows 7..20; data below bin0, so bin0 says "abs() < 10".
+	 */
+	memset(w2, 0, sizeof(w2));
+	w2[0] = llq2_sig(10, 1, 2, 10);
+	w2[1 + 8] = 1;
+	w2[1 + 19] = 1;
+	v = AV(DTC_AGG_LLQUANTIZE, w2, 40);
+	ck_assert_uint_eq(dtc_aggval_nbuckets(&v), 39);
+	bucket_is(&v, 0, 0, 0, 1, -1000);
+	bucket_is(&v, 8, 1, -299, 1, -200);
+	bucket_is(&v, 9, 1, -199, 1, -100);
+	bucket_is(&v, 10, 1, -99, 1, -90);
+	bucket_is(&v, 19, 1, -9, 1, 9);
+	bucket_is(&v, 20, 1, 10, 1, 19);
+	bucket_is(&v, 38, 1, 1000, 0, 0);
+	hist_is(&v,
+	    "            -300 |                                         0        \n"
+	    "            -200 |@@@@@@@@@@@@@@@@@@@@                     1        \n"
+	    "            -100 |                                         0        \n"
+	    "             -90 |                                         0        \n"
+	    "             -80 |                                         0        \n"
+	    "             -70 |                                         0        \n"
+	    "             -60 |                                         0        \n"
+	    "             -50 |                                         0        \n"
+	    "             -40 |                                         0        \n"
+	    "             -30 |                                         0        \n"
+	    "             -20 |                                         0        \n"
+	    "             -10 |                                         0        \n"
+	    "      abs() < 10 |@@@@@@@@@@@@@@@@@@@@                     1        \n"
+	    "              10 |                                         0        \n");
+	/* data only above bin0: shown as the first row, bin0 is "< 10" */
+	w2[1 + 8] = 0;
+	w2[1 + 19] = 0;
+	w2[1 + 20] = 2;   /* 10..19 */
+	hist_is(&v,
+	    "            < 10 |                                         0        \n"
+	    "              10 |@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@ 2        \n"
+	    "              20 |                                         0        \n");
+	reader.hdr.v2 = 0;
+}
+END_TEST
+
 /* aggs/tst.llquantize.r's parameters (10, 0, 6, 20), legacy labels */
 START_TEST(test_hist_llquantize_steps)
 {
@@ -1960,6 +2086,7 @@ printf_suite(void)
 	tcase_add_test(tc, test_hist_negative);
 	tcase_add_test(tc, test_hist_llquantize);
 	tcase_add_test(tc, test_hist_llquantize_steps);
+	tcase_add_test(tc, test_hist_llquantize_v2);
 	tcase_add_test(tc, test_hist_normal_zoom_utf8);
 	tcase_add_test(tc, test_scalars);
 	tcase_add_test(tc, test_buckets);
