@@ -81,11 +81,11 @@ scripts="$tmp/trace.d $tmp/printf.d $tmp/aggs.d $tmp/clear.d $tmp/error.d
 $tmp/multi.d $tmp/bad.d"
 
 # Corpus scripts whose output cannot vary: no probes but BEGIN/END/ERROR,
-# no timestamps, pids or stacks.
+# no timestamps, pids, stacks or print() (it shows a per-CPU address).
 corpus_scripts() {
 	find "$DTRACE_CORPUS" -name '*.d' | LC_ALL=C sort | while read -r f; do
 		if grep -Ev '^[[:space:]]*(\*|/\*|//)' "$f" | grep -Eq \
-		    '(syscall|profile|tick-|proc:::|sched:::|fbt:|pid\$|usdt|io:::|lockstat|rawtp|cpc|sdt:|\$target|system\(|freopen|ustack|stack\(|timestamp|rand\(|\<pid\>|\<tid\>|curthread|execname|\<uid\>|\<gid\>|ppid|\$[0-9])'; then
+		    '(syscall|profile|tick-|proc:::|sched:::|fbt:|pid\$|usdt|io:::|lockstat|rawtp|cpc|sdt:|\$target|system\(|freopen|ustack|stack\(|\<print\(|timestamp|rand\(|\<pid\>|\<tid\>|curthread|execname|\<uid\>|\<gid\>|ppid|\$[0-9])'; then
 			continue
 		fi
 		echo "$f"
