@@ -92,19 +92,23 @@ struct librules {
 	/* tracemem()'s dynamic size: legacy puts a TRACEMEM_DYNSIZE record
 	 * before the data, dtrace-utils a TRACEMEM record after it */
 	int tracemem_size_after;
+	/* dt_flowindent: dtrace-utils starts every CPU buffer of a pass at
+	 * indent 0, suppresses an entry only after another statement of the
+	 * same probe, and always un-indents a return (no look-ahead) */
+	int flow_v2;
 };
 
 static const struct librules librules_legacy = {
 	0, 0,
 	"error on enabled probe ID %u (ID %u: %s): couldn't set option "
 	"\"%s\" to \"%s\": %s\n\n",
-	0
+	0, 0
 };
 static const struct librules librules_v2 = {
 	1, 1,
 	"error in dt_clause_%u for probe ID %u (%s): couldn't set option "
 	"\"%s\" to \"%s\": %s\n\n",
-	1
+	1, 1
 };
 
 /* A drop (or a v2 fault) to report between records. */
@@ -165,6 +169,11 @@ struct dtc_reader {
 	uint32_t ri;             /* next recdesc index */
 	uint64_t dynsize;        /* pending tracemem dynamic size */
 	uint32_t last_epid;
+	/* v2 flowindent: the last record set's probe and statement in this
+	 * CPU buffer (0 and ~0: none), and the buffer's pass and cpu */
+	uint32_t last_prid, last_stid;
+	uint32_t flow_pass;
+	int flow_cpu;
 	int indent;
 	int flow;
 	int rec_quiet, rec_flow;
@@ -338,6 +347,8 @@ reader_new(dtcp_container *c, unsigned flags, dtc_error *err)
 	r->flags = flags;
 	r->exit_status = -1;
 	r->rules = &librules_legacy;
+	r->flow_cpu = -1;
+	r->last_stid = UINT32_MAX;
 	dtcp_options_init(&r->opts);
 	if (flags & DTC_OPEN_TEMPORAL) {
 		r->opts.v[DTCP_OPT_TEMPORAL] = 1;
@@ -962,9 +973,15 @@ plan_pass(dtc_reader *r)
 	if (r->hdr.v2) {
 		/* the records as libdtrace delivered them: file order */
 		r->temporal = 0;
-		for (i = 0; i < r->nbufs; i++)
-			if (add_seg(r, (int)i, F_ALL, 0) != 0)
+		for (i = 0; i < r->nbufs; i++) {
+			int reset = r->bufs[i].cpu != r->flow_cpu ||
+			    r->pass != r->flow_pass;
+
+			r->flow_cpu = r->bufs[i].cpu;
+			r->flow_pass = r->pass;
+			if (add_seg(r, (int)i, F_ALL, reset) != 0)
 				return -1;
+		}
 		return 0;
 	}
 	qsort(r->bufs, r->nbufs, sizeof(*r->bufs), bufcmp);
@@ -1494,6 +1511,19 @@ flowindent(dtc_reader *r, const dtcp_walker *w)
 	r->flow = DTC_FLOW_NONE;
 	if (p == NULL)
 		return;
+	if (r->rules->flow_v2) {
+		if (name_is(p->name, "entry")) {
+			r->flow = DTC_FLOW_ENTRY;
+			if (ep->epid != r->last_stid &&
+			    ep->probeid == r->last_prid)
+				r->flow = DTC_FLOW_NONE;
+		} else if (name_is(p->name, "return")) {
+			r->flow = DTC_FLOW_RETURN;
+		}
+		if (r->flow == DTC_FLOW_RETURN && r->indent > 0)
+			r->indent -= 2;
+		return;
+	}
 	if (name_is(p->name, "entry")) {
 		r->flow = DTC_FLOW_ENTRY;
 		if (r->last_epid != 0 && r->last_epid != ep->epid &&
@@ -1675,6 +1705,8 @@ next_record(dtc_reader *r, dtc_error *err)
 			if (s->reset_flow) {
 				r->indent = 0;
 				r->flow = DTC_FLOW_NONE;
+				r->last_prid = 0;
+				r->last_stid = UINT32_MAX;
 			}
 			rc = start_buffer(r, b, err);
 			if (rc != DTC_OK)
@@ -2083,6 +2115,8 @@ end_record_set(dtc_reader *r)
 	if (r->flow == DTC_FLOW_ENTRY)
 		r->indent += 2;
 	r->last_epid = r->rec.epid;
+	r->last_prid = r->rec.ep->probeid;
+	r->last_stid = r->rec.ep->epid;
 	r->state = S_NEXT_RECORD;
 }
 
