@@ -389,7 +389,7 @@ key_value(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 /* ------------------------------------------------------------ aggs */
 
 static void
-params(model_out *o, const dtc_aggvar *var)
+params(model_out *o, const dtc_aggvar *var, int v2)
 {
 	O(o, map_begin);
 	if (var->func == DTC_AGG_LQUANTIZE) {
@@ -401,6 +401,12 @@ params(model_out *o, const dtc_aggvar *var)
 		ku64(o, "step", step);
 		ku64(o, "levels", levels);
 		ki64(o, "limit", (int64_t)base + (int64_t)levels * step);
+	} else if (var->func == DTC_AGG_LLQUANTIZE && v2) {
+		/* dtrace-utils packs steps, hmag, lmag, factor */
+		ku64(o, "factor", (uint16_t)var->arg);
+		ku64(o, "low", (uint16_t)(var->arg >> 16));
+		ku64(o, "high", (uint16_t)(var->arg >> 32));
+		ku64(o, "nsteps", (uint16_t)(var->arg >> 48));
 	} else if (var->func == DTC_AGG_LLQUANTIZE) {
 		ku64(o, "factor", (uint16_t)(var->arg >> 48));
 		ku64(o, "low", (uint16_t)(var->arg >> 32));
@@ -440,6 +446,13 @@ model_bucket_range(const dtc_aggval *v, uint32_t n, uint32_t *lo,
 		if (v->func == DTC_AGG_QUANTIZE) {
 			*lo = 62;
 			*hi = 64;
+		} else if (v->func == DTC_AGG_LLQUANTIZE &&
+		    dtc_aggval_bucket(v, 0, &b) == 0 && b.has_max && b.max < 0) {
+			/* dtrace-utils' symmetric llquantize (its first bucket
+			 * is the negative overflow): the middle bucket and the
+			 * two above it */
+			*lo = (n - 1) / 2;
+			*hi = *lo + 2;
 		} else {
 			*lo = 0;
 			*hi = v->func == DTC_AGG_LLQUANTIZE ? 1 : 2;
@@ -538,7 +551,8 @@ agg_line(model *m, const dtc_event *ev, const dtc_aggprint *ap,
 	kstr(o, "func", v0 != NULL ? func_name(v0->func) : NULL);
 	KEY(o, "params");
 	if (v0 != NULL)
-		params(o, v0);
+		params(o, v0, dtc_reader_header(r) != NULL &&
+		    dtc_reader_header(r)->v2);
 	else
 		O(o, null);
 	KEY(o, "names");
