@@ -1,0 +1,54 @@
+#!/bin/sh
+# live_captures.sh - captures that a real DTrace (DTrace for Linux,
+# dtrace-utils, recorded with `dtsnap record --tee -`) wrote, decoded on
+# any machine: the bytes came from the kernel's BPF programs, the
+# expected output is what libdtrace printed for the same run.
+#
+# testdata/live/captures/NAME/ holds:
+#   cap.dtsnap     the capture
+#   expected.out   dtrace's stdout (the tee)
+#   expected.err   dtrace's "dtrace: " stderr lines of the run (may be
+#                  empty), compared as a set: libdtrace reports drops and
+#                  errors from another place in its loop than stdout
+#   script.d       the script, for reference
+# For each: dtconsume's stdout must equal expected.out byte for byte, its
+# "dtrace: " lines expected.err, and dt2json's lines must all parse.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=.}"
+. "$top_srcdir/cmd/tests/lib.sh"
+DTCONSUME="$top_builddir/cmd/dtconsume"
+DT2JSON="$top_builddir/cmd/dt2json"
+dir="$top_srcdir/testdata/live/captures"
+[ -d "$dir" ] || { echo "# no $dir"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-livecap.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+n=0
+same=0
+for d in "$dir"/*/; do
+	name=$(basename "$d")
+	[ -f "$d/cap.dtsnap" ] || continue
+	n=$((n + 1))
+	"$DTCONSUME" "$d/cap.dtsnap" >"$work/out" 2>"$work/err"
+	grep '^dtrace: ' "$work/err" | sort >"$work/msgs"
+	sort "$d/expected.err" >"$work/want"
+	if cmp -s "$work/out" "$d/expected.out" &&
+	    cmp -s "$work/msgs" "$work/want"; then
+		same=$((same + 1))
+		ok "$name: dtconsume prints what dtrace printed"
+	else
+		not_ok "$name: dtconsume differs from dtrace" \
+		    "$(diff "$d/expected.out" "$work/out" | head -n 10)" \
+		    "$(diff "$work/want" "$work/msgs" | head -n 4)"
+	fi
+	if [ -n "${JQ:-}" ] || command -v jq >/dev/null 2>&1; then
+		if "$DT2JSON" "$d/cap.dtsnap" 2>/dev/null |
+		    jq -e -c . >/dev/null 2>&1; then
+			ok "$name: every dt2json line parses"
+		else
+			not_ok "$name: dt2json output does not parse"
+		fi
+	fi
+done
+echo "# $same/$n recorded captures byte-exact"
+[ "$n" -gt 0 ] || { echo "# no captures in $dir"; exit 99; }
+finish
