@@ -2025,6 +2025,16 @@ read_pass(dtc_reader *r, dtc_error *err)
 			rc = read_note(r, &it, &r->pending.note, &pass, err);
 			if (rc != DTC_OK)
 				return rc;
+			/* a library-level fault (a failed setopt()) is decoded
+			 * from its record, where it happened; libdtrace's report
+			 * of it would print it twice */
+			if (r->pending.note.fault != NULL &&
+			    r->pending.note.fault->fault == DTRACEFLT_LIBRARY) {
+				free(r->pending.note.msg);
+				free(r->pending.note.fault);
+				memset(&r->pending.note, 0, sizeof(r->pending.note));
+				continue;
+			}
 			r->pending.kind = 5;
 			/* it comes after the records read so far */
 			if (pass < r->pass)
