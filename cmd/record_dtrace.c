@@ -285,6 +285,36 @@ need_probe(const dtrace_probedesc_t *pd)
 	return 0;
 }
 
+static int write_ksyms(void);
+
+/* Kernel symbols are big (100k+ of them): written only once needed. */
+static int
+need_ksyms(void)
+{
+	if (g.ksyms_written)
+		return 0;
+	g.ksyms_written = 1;
+	return write_ksyms();
+}
+
+/* Whether a format has %a (kernel symbol+offset) or %k (kernel stack). */
+static int
+format_has_kaddr(const char *s)
+{
+	for (; (s = strchr(s, '%')) != NULL; s++) {
+		if (s[1] == '%') {
+			s++;
+			continue;
+		}
+		s += strspn(s + 1, "#0-+ *.'@?0123456789") + 1;
+		if (*s == 'a' || *s == 'k')
+			return 1;
+		if (*s == '\0')
+			break;
+	}
+	return 0;
+}
+
 /* Format ids: one per distinct libdtrace format (dtrd_format pointer). */
 static int
 format_id(const void *fmtdata, uint16_t *idp)
@@ -314,6 +344,10 @@ format_id(const void *fmtdata, uint16_t *idp)
 		return -1;
 	dtrace_printf_format(g.dtp, (void *)fmtdata, s, len + 1);
 	s[len] = '\0';
+	if (format_has_kaddr(s) && need_ksyms() != 0) {
+		free(s);
+		return -1;
+	}
 	if ((w = rec_sink_meta(g.sink)) == NULL) {
 		free(s);
 		return -1;
@@ -329,25 +363,16 @@ format_id(const void *fmtdata, uint16_t *idp)
 	return 0;
 }
 
-static int write_ksyms(void);
-
 static int
 convert_recs(const dtrace_recdesc_t *in, size_t n, dtc_recdesc *out)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		/*
-		 * Kernel symbols are big (100k+ of them): written only
-		 * when a statement or aggregation has kernel addresses.
-		 */
-		if (!g.ksyms_written && (in[i].dtrd_action == DTRACEACT_STACK ||
+		if ((in[i].dtrd_action == DTRACEACT_STACK ||
 		    in[i].dtrd_action == DTRACEACT_SYM ||
-		    in[i].dtrd_action == DTRACEACT_MOD)) {
-			g.ksyms_written = 1;
-			if (write_ksyms() != 0)
-				return -1;
-		}
+		    in[i].dtrd_action == DTRACEACT_MOD) && need_ksyms() != 0)
+			return -1;
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].action = (uint16_t)in[i].dtrd_action;
 		out[i].alignment = in[i].dtrd_alignment;
@@ -652,14 +677,25 @@ typedef struct ksym {
 	uint64_t addr, size;
 	char *name;
 	char *mod;
+	int weak;
 } ksym_t;
 
+/*
+ * libdtrace's order (dt_symtab.c, dt_symrange_sort_cmp): by address,
+ * larger size first, weak symbols after others, then by name.
+ */
 static int
 ksym_cmp(const void *a, const void *b)
 {
 	const ksym_t *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	if (x->weak != y->weak)
+		return x->weak ? 1 : -1;
+	return strcmp(x->name, y->name);
 }
 
 /*
@@ -673,7 +709,7 @@ write_ksyms(void)
 	FILE *f;
 	int kmod = 1, rc = -1;
 	char *line = NULL, name[512], mod[256], type;
-	size_t cap = 0, n = 0, nalloc = 0, i;
+	size_t cap = 0, n = 0, nalloc = 0, nout, i;
 	ksym_t *syms = NULL, *s;
 	unsigned long long addr, size;
 	dtc_writer *w;
@@ -704,7 +740,9 @@ write_ksyms(void)
 			syms = s;
 		}
 		syms[n].addr = addr;
-		syms[n].size = size;
+		/* kallsyms has no sizes: libdtrace takes 1 until sorted */
+		syms[n].size = kmod ? size : 1;
+		syms[n].weak = strchr("wWvV", type) != NULL;
 		syms[n].name = strdup(name);
 		syms[n].mod = strdup(mod[0] != '\0' ? mod : "vmlinux");
 		if (syms[n].name == NULL || syms[n].mod == NULL)
@@ -712,23 +750,27 @@ write_ksyms(void)
 		n++;
 	}
 	qsort(syms, n, sizeof(*syms), ksym_cmp);
+	/*
+	 * As libdtrace does with kallsyms: a symbol runs to the next one,
+	 * so of aliases (one address) only the last in that order keeps a
+	 * size and is the one dtrace(1) prints; the others are left out.
+	 */
+	nout = n;
 	if (!kmod) {
 		for (i = 0; i < n; i++) {
-			size_t j = i + 1;
-
-			while (j < n && syms[j].addr == syms[i].addr)
-				j++;
-			syms[i].size = j < n ? syms[j].addr - syms[i].addr : 1;
+			syms[i].size = i + 1 < n ? syms[i + 1].addr - syms[i].addr : 1;
+			if (syms[i].size == 0)
+				nout--;
 		}
 	}
 	if ((w = rec_sink_meta(g.sink)) == NULL ||
-	    rec_sink_check(g.sink, dtc_writer_ksyms_begin(w, n,
+	    rec_sink_check(g.sink, dtc_writer_ksyms_begin(w, nout,
 	    rec_sink_err(g.sink))) != 0)
 		goto out;
 	for (i = 0; i < n; i++)
-		if (rec_sink_check(g.sink, dtc_writer_ksym(w, syms[i].addr,
-		    syms[i].size, syms[i].mod, syms[i].name,
-		    rec_sink_err(g.sink))) != 0)
+		if (syms[i].size != 0 && rec_sink_check(g.sink,
+		    dtc_writer_ksym(w, syms[i].addr, syms[i].size, syms[i].mod,
+		    syms[i].name, rec_sink_err(g.sink))) != 0)
 			goto out;
 	rc = rec_sink_check(g.sink, dtc_writer_ksyms_end(w,
 	    rec_sink_err(g.sink)));
