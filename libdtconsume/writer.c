@@ -821,8 +821,6 @@ dtc_writer_aggsnap_begin(dtc_writer *w, uint32_t pass, size_t nentries,
 	w->in_aggsnap = true;
 	w->snap_want = nentries;
 	w->snap_have = 0;
-	if (nentries == 0)
-		return dtc_writer_aggsnap_end(w, err);
 	return DTC_OK;
 }
 
