@@ -1408,6 +1408,9 @@ word(const uint8_t *d, uint32_t i, int swap)
 /* The drawing options of a histogram (aggzoom, encoding=utf8). */
 struct histopt {
 	int zoom, utf8;
+	/* dtrace-utils scans every bucket for data; legacy stops one
+	 * short of the last (dt_print_quantize) */
+	int qscan_all;
 };
 
 static void
@@ -1417,6 +1420,8 @@ hist_opts(const dtc_reader *r, struct histopt *ho)
 
 	ho->zoom = o != NULL && dtcp_opt_isset(o, DTCP_OPT_AGGZOOM);
 	ho->utf8 = o != NULL && strcmp(o->encoding, "utf8") == 0;
+	ho->qscan_all = r != NULL && dtc_reader_header(r) != NULL &&
+	    dtc_reader_header(r)->v2;
 }
 
 /* dt_quantize_total: the sum of |v|, or with aggzoom the largest |v|
@@ -1569,9 +1574,10 @@ hist_quantize(dtc_buf *out, const struct histopt *ho, const uint8_t *d,
 	 * of the end, so data in the last bucket alone reads as "no data"
 	 * and the rows around zero are printed.
 	 */
-	while (first < QNBUCKETS - 1 && word(d, (uint32_t)first, swap) == 0)
+	while (first < QNBUCKETS - 1 + ho->qscan_all &&
+	    word(d, (uint32_t)first, swap) == 0)
 		first++;
-	if (first == QNBUCKETS - 1) {
+	if (first == QNBUCKETS - 1 + ho->qscan_all) {
 		first = QZERO - 1;
 		last = QZERO + 1;
 	} else {
