@@ -237,7 +237,8 @@ static const char record_usage[] =
 "Run a D program as dtrace(1) runs it (until exit(), the end of -c cmd,\n"
 "SIGINT or SIGTERM) and write what the consumer received to a .dtsnap\n"
 "capture.  --tee FILE also writes what dtrace(1) would have printed on\n"
-"its standard output and error (\"-\": this program's own).  See dtsnap(1).\n";
+"its standard output to FILE (\"-\": this program's), and its messages to\n"
+"standard error as dtrace(1) writes them.  See dtsnap(1).\n";
 
 /* dtrace(1)'s options that dtsnap record takes; -o is the capture. */
 static const char record_optstr[] = "+:b:c:CD:f:FhHi:I:L:m:n:o:p:P:qs:U:wx:X:Z";
@@ -353,21 +354,14 @@ record_main(int argc, char **argv)
 		tee_out = stdout;
 		tee_err = stderr;
 	} else if (teename != NULL) {
-		int fd;
-
+		/* dtrace(1)'s stdout to the file; its messages (drops, errors)
+		 * to our stderr, as dtrace writes them */
 		if ((tee_out = fopen(teename, "w")) == NULL) {
 			fprintf(stderr, "dtsnap record: %s: %s\n", teename,
 			    strerror(errno));
 			return REC_E_ERROR;
 		}
-		/* a second stream on the same open file: one offset, like 2>&1 */
-		if ((fd = dup(fileno(tee_out))) == -1 ||
-		    (tee_err = fdopen(fd, "w")) == NULL) {
-			fprintf(stderr, "dtsnap record: %s: %s\n", teename,
-			    strerror(errno));
-			return REC_E_ERROR;
-		}
-		setvbuf(tee_err, NULL, _IONBF, 0);
+		tee_err = stderr;
 	}
 
 	memset(&cfg, 0, sizeof(cfg));
@@ -404,10 +398,8 @@ record_main(int argc, char **argv)
 	if (capture != stdout && !rec_sink_started(cfg.sink))
 		(void)unlink(capname);
 	rec_sink_free(cfg.sink);
-	if (tee_out != NULL && tee_out != stdout) {
-		fclose(tee_err);
+	if (tee_out != NULL && tee_out != stdout)
 		fclose(tee_out);
-	}
 	free(args);
 	free(dargv);
 	return status;
