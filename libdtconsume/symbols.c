@@ -79,11 +79,29 @@ dtc_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym)
 	return 0;
 }
 
-static const dtcp_proc *
-find_proc(const dtcp_meta *m, uint64_t pid)
+/*
+ * libdtrace takes a record's process word as a pid_t (dt_print_ustack's
+ * "(pid_t)*pc", dtrace_uaddr2str's pid_t argument): only the low 32
+ * bits count (dtrace-utils' ustack word holds the tgid in both halves),
+ * and a negative or zero pid_t is never grabbed.
+ */
+static int
+pid_of(uint64_t word, uint64_t *pid)
 {
+	uint32_t p = (uint32_t)word;
+
+	*pid = p;
+	return p != 0 && p <= INT32_MAX;
+}
+
+static const dtcp_proc *
+find_proc(const dtcp_meta *m, uint64_t word)
+{
+	uint64_t pid;
 	size_t i;
 
+	if (!pid_of(word, &pid))
+		return NULL;
 	for (i = m->nprocs; i-- > 0;)   /* the newest description wins */
 		if (m->procs[i].pid == pid)
 			return &m->procs[i];
@@ -121,7 +139,7 @@ dtc_proc_known(const dtc_reader *r, uint64_t pid)
 {
 	const dtcp_meta *m = dtcp_reader_meta(r);
 
-	return m != NULL && pid != 0 && find_proc(m, pid) != NULL;
+	return m != NULL && find_proc(m, pid) != NULL;
 }
 
 int
@@ -135,7 +153,7 @@ dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
 	ssize_t i;
 
 	memset(sym, 0, sizeof(*sym));
-	if (m == NULL || pid == 0 || (p = find_proc(m, pid)) == NULL ||
+	if (m == NULL || (p = find_proc(m, pid)) == NULL ||
 	    (map = find_map(p, addr)) == NULL)
 		return 0;
 	sym->module = basename_of(map->path);
