@@ -476,7 +476,10 @@ print_stack(text_state *st, const dtc_reader *r, const dtc_value *v)
  * used on illumos when the process or the pc's mapping is unknown, on
  * FreeBSD only when the process is known and the pc lies in no mapping;
  * else obj`0x... or 0x....  (Mapping permissions are not captured: a pc
- * in a known mapping is taken to be in a read-only one.)
+ * in a known mapping is taken to be in a read-only one.)  DTrace v2 takes
+ * the FreeBSD rule, which is dtrace-utils' dt_print_ustack too; its
+ * records carry no strings (the record ends after the pcs, so the
+ * strsize of ustack(n, strsize) never reaches a string here).
  */
 static void
 ustack_frame(text_state *st, const dtc_reader *r, uint64_t pid, uint64_t pc,
