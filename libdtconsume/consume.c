@@ -469,6 +469,7 @@ read_header(dtc_reader *r, const dtcp_item *it, dtc_error *err)
 	const char *s;
 	size_t len;
 	uint64_t u;
+	int rc;
 
 	if (strcmp(it->kind, "dtsnap") != 0) {
 		dtcp_error_set(err, DTC_E_BADHEADER, r->source, it->index,
@@ -502,8 +503,10 @@ read_header(dtc_reader *r, const dtcp_item *it, dtc_error *err)
 	    strcasecmp(r->hdr.os, "sunos") == 0;
 	r->illumos = r->hdr.os_illumos;
 	r->hdr.flavor = "legacy";
-	if (dtcp_get_text(r->cont, it, map, "flavor", 0, &s, &len, err) ==
-	    DTC_OK) {
+	rc = dtcp_get_text(r->cont, it, map, "flavor", 0, &s, &len, err);
+	if (rc == DTC_FAILED)
+		return DTC_FATAL;   /* read as legacy, every item would be lost */
+	if (rc == DTC_OK) {
 		if (len == 9 && memcmp(s, "dtrace-v2", 9) == 0) {
 			r->hdr.flavor = "dtrace-v2";
 			r->hdr.v2 = 1;
@@ -697,7 +700,11 @@ read_buf(dtc_reader *r, const dtcp_item *it, pbuf *b, uint32_t *pass,
 	b->file_offset = dn->offset + (len < 24 ? 1 : len < 256 ? 2 :
 	    len < 65536 ? 3 : len <= UINT32_MAX ? 5 : 9);
 	b->drops = b->errors = b->oldest = b->timestamp = 0;
-	if (dtcp_get_u64(r->cont, it, map, "drops", 0, &b->drops, err) ==
+	/* a v2 recs item has none of a buffer descriptor's fields: records
+	 * in delivery order, drops reported by drop items */
+	if (strcmp(it->kind, "recs") == 0)
+		principal = 0;
+	else if (dtcp_get_u64(r->cont, it, map, "drops", 0, &b->drops, err) ==
 	    DTC_FAILED)
 		return DTC_WARN;
 	if (principal &&

@@ -187,6 +187,7 @@ load_aggdesc(dtcp_meta *m, const dtcp_container *c, const dtcp_item *it,
     dtc_error *err)
 {
 	const dtcp_node *map = &it->nodes[0];
+	const dtcp_v2agg *old;
 	dtcp_v2agg *a;
 	dtc_aggdesc *d;
 	dtc_recdesc *krecs, *drecs, *recs, *vr;
@@ -285,8 +286,16 @@ load_aggdesc(dtcp_meta *m, const dtcp_container *c, const dtcp_item *it,
 	vr->arg = a->sig;
 	d->size = vr->offset + vr->size;
 	d->recs = recs;
-	if (dtcp_meta_agg(m, d->id) != NULL)
-		return DTC_OK;  /* one description per id: the first */
+	if ((old = (const dtcp_v2agg *)dtcp_meta_agg(m, d->id)) != NULL) {
+		/* one description per id: the first; a repeat is no news */
+		if (old->ksize == a->ksize && old->dsize == a->dsize &&
+		    old->sig == a->sig && old->d.varid == d->varid &&
+		    old->d.nrecs == d->nrecs && memcmp(old->d.recs, d->recs,
+		    d->nrecs * sizeof(*d->recs)) == 0)
+			return DTC_OK;
+		return bad(c, it, map, err, DTC_E_DUPLICATE, "aggregation %u "
+		    "described twice; the first is kept", d->id);
+	}
 	if (dtcp_idmap_put(&m->aggs, d->id, d) != 0)
 		return nomem(c, it, err);
 	if (d->id > m->maxaggid)
@@ -363,14 +372,44 @@ nomem:
 
 /* ------------------------------------------------------------ aggsnap */
 
+/* Why entry e of an aggsnap cannot be used, or NULL; *ap its aggdesc. */
+static const char *
+bad_entry(const dtcp_meta *m, const dtcp_node *e, int swap,
+    const dtcp_v2agg **ap, int *code)
+{
+	const dtcp_node *id, *k, *d;
+	const dtcp_v2agg *a;
+
+	*code = DTC_E_KEYTYPE;
+	if (e->type != DTCP_N_ARRAY || e->count != 3 ||
+	    (id = dtcp_first_child(e))->type != DTCP_N_UINT ||
+	    (k = dtcp_next_sibling(id))->type != DTCP_N_BYTES ||
+	    (d = dtcp_next_sibling(k))->type != DTCP_N_BYTES)
+		return "is not [aggid, key bytes, data bytes]";
+	*code = DTC_E_BADAGGID;
+	if (id->u > UINT32_MAX || id->u == 0 ||
+	    (a = (const dtcp_v2agg *)dtcp_meta_agg(m, (uint32_t)id->u)) ==
+	    NULL)
+		return "names an unknown aggregation";
+	*code = DTC_E_BADAGG;
+	if (k->len != a->ksize || d->len != a->dsize ||
+	    (k->len >= 4 && dtcp_ld32(k->ptr, swap) != a->d.id))
+		return "does not have the key and data sizes of its "
+		    "aggregation, aggregation id first";
+	*ap = a;
+	return NULL;
+}
+
 int
 dtcp_v2_aggsnap(const dtcp_meta *m, const dtcp_container *c,
     const dtcp_item *it, int swap, uint8_t **buf, size_t *len, size_t *cap,
     dtc_error *err)
 {
-	const dtcp_node *arr, *e, **ents = NULL;
-	uint32_t i;
-	int rc = DTC_OK;
+	const dtcp_node *arr, *e, **ents = NULL, *first = NULL;
+	const dtcp_v2agg **aggs = NULL;
+	const char *why = NULL, *w;
+	uint32_t i, n = 0, nbad = 0, firsti = 0;
+	int rc = DTC_OK, code, firstcode = 0;
 
 	*len = 0;
 	if (dtcp_get_node(c, it, &it->nodes[0], "entries", DTCP_N_ARRAY, 1,
@@ -378,46 +417,39 @@ dtcp_v2_aggsnap(const dtcp_meta *m, const dtcp_container *c,
 		return DTC_WARN;
 	if (arr->count == 0)
 		return DTC_OK;
-	if ((ents = malloc(arr->count * sizeof(*ents))) == NULL)
+	if ((ents = malloc(arr->count * sizeof(*ents))) == NULL ||
+	    (aggs = malloc(arr->count * sizeof(*aggs))) == NULL) {
+		free(ents);
 		return nomem(c, it, err);
+	}
+	/* first the entries that can be used, in order, and what is not */
 	for (i = 0, e = dtcp_first_child(arr); i < arr->count;
-	    i++, e = dtcp_next_sibling(e))
-		ents[i] = e;
+	    i++, e = dtcp_next_sibling(e)) {
+		if ((w = bad_entry(m, e, swap, &aggs[n], &code)) != NULL) {
+			if (nbad++ == 0) {
+				why = w;
+				first = e;
+				firsti = i;
+				firstcode = code;
+			}
+			continue;
+		}
+		ents[n++] = e;
+	}
+	if (nbad > 0)
+		rc = bad(c, it, first, err, firstcode, "aggsnap item: %u of %u "
+		    "entries skipped; the first, entry %u, %s", nbad,
+		    arr->count, firsti, why);
 	/* recorded newest first (libdtrace's dtah_all): laid out oldest
 	 * first, the order the engine creates entries in */
-	for (i = arr->count; i-- > 0;) {
-		const dtcp_node *id, *k, *d;
-		const dtcp_v2agg *a;
+	for (i = n; i-- > 0;) {
+		const dtcp_node *k, *d;
+		const dtcp_v2agg *a = aggs[i];
 		size_t need;
 		uint8_t *p;
 
-		e = ents[i];
-		if (e->type != DTCP_N_ARRAY || e->count != 3 ||
-		    (id = dtcp_first_child(e))->type != DTCP_N_UINT ||
-		    (k = dtcp_next_sibling(id))->type != DTCP_N_BYTES ||
-		    (d = dtcp_next_sibling(k))->type != DTCP_N_BYTES) {
-			rc = bad(c, it, e, err, DTC_E_KEYTYPE, "aggsnap item: "
-			    "entry %u is not [aggid, key bytes, data bytes]; "
-			    "skipped", i);
-			continue;
-		}
-		if (id->u > UINT32_MAX || id->u == 0 ||
-		    (a = (const dtcp_v2agg *)dtcp_meta_agg(m,
-		    (uint32_t)id->u)) == NULL) {
-			rc = bad(c, it, e, err, DTC_E_BADAGGID, "aggsnap item: "
-			    "entry %u names unknown aggregation %llu; skipped",
-			    i, (unsigned long long)id->u);
-			continue;
-		}
-		if (k->len != a->ksize || d->len != a->dsize ||
-		    (k->len >= 4 && dtcp_ld32(k->ptr, swap) != a->d.id)) {
-			rc = bad(c, it, e, err, DTC_E_BADAGG, "aggsnap item: "
-			    "entry %u of aggregation %u has a %zu-byte key and "
-			    "%zu-byte data (its description says %u and %u, "
-			    "aggregation id first); skipped", i, a->d.id, k->len,
-			    d->len, a->ksize, a->dsize);
-			continue;
-		}
+		k = dtcp_next_sibling(dtcp_first_child(ents[i]));
+		d = dtcp_next_sibling(k);
 		need = *len + a->d.size;
 		if (need > *cap) {
 			size_t ncap = *cap ? *cap : 4096;
@@ -426,6 +458,7 @@ dtcp_v2_aggsnap(const dtcp_meta *m, const dtcp_container *c,
 				ncap *= 2;
 			if ((p = realloc(*buf, ncap)) == NULL) {
 				free(ents);
+				free(aggs);
 				return nomem(c, it, err);
 			}
 			*buf = p;
@@ -443,6 +476,7 @@ dtcp_v2_aggsnap(const dtcp_meta *m, const dtcp_container *c,
 		*len = need;
 	}
 	free(ents);
+	free(aggs);
 	return rc;
 }
 

@@ -1372,6 +1372,13 @@ def c_v2_stray(b):
         b.stdout(), 1
 
 
+def snap_msg(nbad, n, k, text):
+    """One message per aggsnap item: how many entries were skipped, and
+    why the first of them (in entry order) was."""
+    return ("aggsnap item: %d of %d entries skipped; the first, entry %d, %s"
+            % (nbad, n, k, text))
+
+
 def snap_case(name, about, entries, k, text, counts):
     """The last aggsnap with entries (newest first); entry k is the bad
     one, reported with text; counts: the state left."""
@@ -1380,8 +1387,7 @@ def snap_case(name, about, entries, k, text, counts):
         with_item(b, "aggsnap1", entries=entries)
         return layout(b.items)[0], msg(b.i("aggsnap1"), None,
                                        b.entry_off("aggsnap1", k),
-                                       "aggsnap item: entry %d %s; skipped" %
-                                       (k, text)), \
+                                       snap_msg(1, len(entries), k, text)), \
             b.stdout(counts=counts), 1
     return fn
 
@@ -1390,28 +1396,25 @@ snap_case("v2-aggsnap-unknown-agg", "entry 1 of the last aggsnap names "
           "aggregation 7, which no aggdesc describes: that entry is "
           "skipped, the other two make the state printed at the end",
           [v2ent("cron", 5), v2ent("bash", 3, aggid=7), v2ent("sshd", 1)],
-          1, "names unknown aggregation 7", {"cron": 5, "sshd": 1})
+          1, "names an unknown aggregation", {"cron": 5, "sshd": 1})
 snap_case("v2-aggsnap-key-size", "entry 0 of the last aggsnap has a "
           "20-byte key (the aggdesc says 24): skipped",
           [[1, v2key("cron")[:20], struct.pack("<QQ", 1, 5)],
            v2ent("bash", 3), v2ent("sshd", 1)],
-          0, "of aggregation 1 has a 20-byte key and 16-byte data (its "
-          "description says 24 and 16, aggregation id first)",
+          0, "does not have the key and data sizes of its aggregation, aggregation id first",
           {"bash": 3, "sshd": 1})
 snap_case("v2-aggsnap-data-size", "entry 2 of the last aggsnap has 24 "
           "bytes of data (the aggdesc says 16): skipped",
           [v2ent("cron", 5), v2ent("bash", 3),
            [1, v2key("sshd"), struct.pack("<QQQ", 1, 1, 0)]],
-          2, "of aggregation 1 has a 24-byte key and 24-byte data (its "
-          "description says 24 and 16, aggregation id first)",
+          2, "does not have the key and data sizes of its aggregation, aggregation id first",
           {"cron": 5, "bash": 3})
 snap_case("v2-aggsnap-key-id", "entry 1 of the last aggsnap is listed "
           "under aggregation 1 but its key starts with aggregation id 2: "
           "skipped",
           [v2ent("cron", 5), [1, v2key("bash", aggid=2),
                               struct.pack("<QQ", 1, 3)], v2ent("sshd", 1)],
-          1, "of aggregation 1 has a 24-byte key and 16-byte data (its "
-          "description says 24 and 16, aggregation id first)",
+          1, "does not have the key and data sizes of its aggregation, aggregation id first",
           {"cron": 5, "sshd": 1})
 snap_case("v2-aggsnap-pair", "entry 1 of the last aggsnap is [aggid, key], "
           "not an array of 3: skipped",
@@ -1450,11 +1453,11 @@ def c_v2_one_drec(b):
     with_item(b, "aggdesc1", drecs=[rec(V2_AGG_COUNT, 8, 0)])
     err = msg(b.i("aggdesc1"), None, b.off("aggdesc1"), "aggregation 1 has "
               "1 data records; it needs the counter and a value")
-    # entries are read oldest (last) first; the first message wins
+    # every entry names it: all skipped, the first named
     for name in ("aggsnap0", "aggsnap1"):
-        k = len(b.snaps[name]) - 1
-        err += msg(b.i(name), None, b.entry_off(name, k), "aggsnap item: "
-                   "entry %d names unknown aggregation 1; skipped" % k)
+        n = len(b.snaps[name])
+        err += msg(b.i(name), None, b.entry_off(name, 0),
+                   snap_msg(n, n, 0, "names an unknown aggregation"))
     return layout(b.items)[0], err, b.stdout(counts={}), 1
 
 
@@ -1610,60 +1613,51 @@ def c_v2_cut_snap(b):
 
 
 
-# -- decoder problems found with these cases (reported, not derived) ------
-#
-# Each input shows a problem of the decoder; what it must make of the
-# input is not written down (no stderr, stdout or exit file), because the
-# decoder's present output is wrong.  bad.sh only checks that it does not
-# crash.  When the decoder is fixed, derive the expected files here.
+# -- keys recs items do not have, a flavor of the wrong type, a repeated
+# aggdesc (first found as decoder problems, now what the decoder must do)
 
-@case("v2-PROBLEM-flavor-int", "DECODER PROBLEM, expected output not "
-      "derived: the header's flavor is the integer 2, not text; the reader "
-      "says nothing about it, takes the capture for legacy and refuses "
-      "every v2 item (it should refuse the header, as for an unknown "
-      "flavor)", base=BaseV2)
-def c_v2_bug_flavor(b):
+@case("v2-flavor-int", "the header's flavor is the integer 2, not text: "
+      "the header is refused (read as legacy, every v2 item would be lost)",
+      base=BaseV2)
+def c_v2_flavor_int(b):
     with_item(b, "header", flavor=2)
-    return layout(b.items)[0], None, None, None
+    data, offs = layout(b.items)
+    e = enc(b.items[0])
+    o = offs[0] + e.find(cbor2.dumps("flavor")) + len(cbor2.dumps("flavor"))
+    return data, msg(0, None, o, "key 'flavor' of dtsnap item 0 is an "
+                     "unsigned integer, not text"), "", 1
 
 
-@case("v2-PROBLEM-aggdesc-duplicate", "DECODER PROBLEM, expected output "
-      "not derived: aggregation 1 described a second time with dsize 24: "
-      "the first is kept, but silently (dtsnap(5): a second, different "
-      "description is reported, as for stmt)", base=BaseV2)
-def c_v2_bug_dup_aggdesc(b):
+@case("v2-aggdesc-duplicate", "aggregation 1 described a second time with "
+      "dsize 24: reported, the first is kept and everything decodes",
+      base=BaseV2)
+def c_v2_dup_aggdesc(b):
     x = dict(b.items[b.i("aggdesc1")])
     x["dsize"] = 24
     insert_before(b, "aggsnap0", x)
-    return layout(b.items)[0], None, None, None
+    i = b.i("aggsnap0") - 1
+    return layout(b.items)[0], msg(i, None, layout(b.items)[1][i],
+                                   "aggregation 1 described twice; the "
+                                   "first is kept"), b.stdout(), 1
 
 
-@case("v2-PROBLEM-recs-oldest", "DECODER PROBLEM, expected output not "
-      "derived: CPU 0's pass-0 recs item has a key 'oldest' 24, which recs "
-      "items do not have (unknown keys are ignored): the reader un-rings "
-      "the v2 records as a legacy ring, so BEGIN's record prints after the "
-      "others", base=BaseV2)
-def c_v2_bug_oldest(b):
-    with_item(b, "recs0.0", oldest=24)
-    return layout(b.items)[0], None, None, None
+def recs_key_case(name, about, **keys):
+    """A recs item with keys of a legacy buf item: ignored (unknown keys
+    are skipped; a recs item has no ring, no drops)."""
+    @case(name, about, base=BaseV2)
+    def fn(b):
+        with_item(b, "recs0.0", **keys)
+        return layout(b.items)[0], "", b.stdout(), 0
+    return fn
 
 
-@case("v2-PROBLEM-recs-oldest-4", "DECODER PROBLEM, expected output not "
-      "derived: as v2-PROBLEM-recs-oldest with 'oldest' 4: the un-ringing "
-      "misaligns the records and the whole item is lost (\"claims 0 "
-      "bytes\")", base=BaseV2)
-def c_v2_bug_oldest4(b):
-    with_item(b, "recs0.0", oldest=4)
-    return layout(b.items)[0], None, None, None
-
-
-@case("v2-PROBLEM-recs-drops", "DECODER PROBLEM, expected output not "
-      "derived: CPU 0's pass-0 recs item has a key 'drops' 3 (recs items "
-      "have none: drops come as drop items): the reader prints legacy "
-      "libdtrace's \"3 drops on CPU 0\"", base=BaseV2)
-def c_v2_bug_drops(b):
-    with_item(b, "recs0.0", drops=3)
-    return layout(b.items)[0], None, None, None
+recs_key_case("v2-recs-oldest", "CPU 0's pass-0 recs item has a key "
+              "'oldest' 24 (a legacy ring's): ignored, the records decode "
+              "in their order", oldest=24)
+recs_key_case("v2-recs-oldest-4", "as v2-recs-oldest with 'oldest' 4, "
+              "which would misalign the records if it were used", oldest=4)
+recs_key_case("v2-recs-drops", "CPU 0's pass-0 recs item has a key "
+              "'drops' 3: ignored (v2 drops come as drop items)", drops=3)
 
 
 def main():
