@@ -213,6 +213,15 @@ snap_open(snap *s, cli *c, const char *path)
 	s->ncpu = (uint32_t)node_u64(h, "ncpu", 0);
 	s->act_base = (uint32_t)node_u64(h, "dt_act_base",
 	    s->illumos ? 49 : 55);
+	{
+		char flavor[16] = "";
+
+		copy_text(h, "flavor", flavor, sizeof(flavor));
+		/* DTrace v2 items (stmt, aggdesc) load into the same tables,
+		 * and their records walk by their own size words */
+		s->meta.v2 = strcmp(flavor, "dtrace-v2") == 0;
+		s->walker.v2 = s->meta.v2;
+	}
 	s->walker.meta = &s->meta;
 	s->walker.swap = s->swap;
 	s->walker.source = s->path;
@@ -801,7 +810,9 @@ walk_buf(snap *s, walkstat *w)
 		cs->bytes += b.size;
 		cs->drops += b.drops;
 		cs->errors += b.errors;
-		if (w->seen[b.cpu] && b.pass == w->lastpass)
+		/* a v2 pass has as many runs of a CPU's records as there
+		 * were turns of CPUs in libdtrace's delivery */
+		if (w->seen[b.cpu] && b.pass == w->lastpass && !s->meta.v2)
 			problemf(s, s->item.index, (long long)s->item.offset,
 			    (int)b.cpu, DTC_E_DUPLICATE, "a second buf item "
 			    "for cpu %" PRIu64 " in pass %" PRIu64, b.cpu,
@@ -832,8 +843,9 @@ walk_buf(snap *s, walkstat *w)
 		if (!dtcp_meta_is_bad(&s->meta, rec.epid))
 			check_formats(s, rec.ep, (int)b.cpu,
 			    b.data_off + rec.raw_offset);
-		/* speculative records never committed carry UINT64_MAX */
-		if (rec.timestamp == UINT64_MAX)
+		/* speculative records never committed carry UINT64_MAX;
+		 * v2 records carry no timestamp */
+		if (rec.timestamp == UINT64_MAX || s->meta.v2)
 			continue;
 		if (!w->have_ts || rec.timestamp < w->tsmin)
 			w->tsmin = rec.timestamp;
@@ -910,7 +922,9 @@ check_pass(snap *s, walkstat *w)
 
 	if (strcmp(s->item.kind, "buf") != 0 &&
 	    strcmp(s->item.kind, "aggbuf") != 0 &&
-	    strcmp(s->item.kind, "status") != 0)
+	    strcmp(s->item.kind, "status") != 0 &&
+	    strcmp(s->item.kind, "recs") != 0 &&
+	    strcmp(s->item.kind, "aggsnap") != 0)
 		return;
 	pass = node_u64(&s->item.nodes[0], "pass", 0);
 	if (pass < w->lastpass)
@@ -923,6 +937,28 @@ check_pass(snap *s, walkstat *w)
 		w->lastpass = pass;
 	if (pass > w->maxpass)
 		w->maxpass = pass;
+}
+
+/*
+ * A DTrace v2 aggregation snapshot: the engine's own check of its entries
+ * (v2.c), and their count.
+ */
+static void
+walk_aggsnap(snap *s, walkstat *w)
+{
+	uint8_t *buf = NULL;
+	size_t len = 0, cap = 0;
+	const dtcp_node *e;
+	dtc_error err;
+
+	dtc_error_clear(&err);
+	if (dtcp_v2_aggsnap(&s->meta, s->cont, &s->item, s->swap, &buf, &len,
+	    &cap, &err) != DTC_OK)
+		problem(s, &err);
+	free(buf);
+	e = dtcp_map_get(&s->item.nodes[0], "entries");
+	if (e != NULL && e->type == DTCP_N_ARRAY)
+		w->entries += e->count;
 }
 
 /* Walk every item; 0 when the capture could be read at all. */
@@ -947,8 +983,11 @@ walk_all(snap *s, walkstat *w)
 			    -1, DTC_E_BADVALUE, "%s item after the end item",
 			    s->item.kind);
 		check_pass(s, w);
-		if (strcmp(s->item.kind, "buf") == 0)
+		if (strcmp(s->item.kind, "buf") == 0 ||
+		    (s->meta.v2 && strcmp(s->item.kind, "recs") == 0))
 			walk_buf(s, w);
+		else if (s->meta.v2 && strcmp(s->item.kind, "aggsnap") == 0)
+			walk_aggsnap(s, w);
 		else if (strcmp(s->item.kind, "aggbuf") == 0)
 			walk_aggbuf(s, w);
 		else if (strcmp(s->item.kind, "agg") == 0)

@@ -12,7 +12,8 @@
 #                  errors from another place in its loop than stdout
 #   script.d       the script, for reference
 # For each: dtconsume's stdout must equal expected.out byte for byte, its
-# "dtrace: " lines expected.err, and dt2json's lines must all parse.
+# "dtrace: " lines expected.err, `dtsnap validate` must find it clean (a
+# real run's capture is), and dt2json's lines must all parse.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
 . "$top_srcdir/cmd/tests/lib.sh"
@@ -39,6 +40,11 @@ for d in "$dir"/*/; do
 		not_ok "$name: dtconsume differs from dtrace" \
 		    "$(diff "$d/expected.out" "$work/out" | head -n 10)" \
 		    "$(diff "$work/want" "$work/msgs" | head -n 4)"
+	fi
+	if "$DTSNAP" validate "$d/cap.dtsnap" >"$work/v" 2>&1; then
+		ok "$name: dtsnap validate finds it clean"
+	else
+		not_ok "$name: dtsnap validate complains" "$(head -n 3 "$work/v")"
 	fi
 	if [ -n "${JQ:-}" ] || command -v jq >/dev/null 2>&1; then
 		if "$DT2JSON" "$d/cap.dtsnap" 2>/dev/null |
