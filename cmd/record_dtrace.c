@@ -468,6 +468,90 @@ out:
 	return rc;
 }
 
+/*
+ * The description of an aggregation without entries.  libdtrace keeps it
+ * (dt_aggid_lookup) but has no public call for it, except that a joined
+ * walk fills the column of a variable without entries with its
+ * description, for printa() to print zeros in that function's layout:
+ * walk [an aggregation with entries, aggid] and take the second column's.
+ * With no entries anywhere printa() prints nothing, and nothing is lost.
+ */
+typedef struct descwalk {
+	uint32_t want, have;
+	int done;
+} descwalk_t;
+
+static int
+any_entry(const dtrace_aggdata_t *agd, void *arg)
+{
+	descwalk_t *dw = arg;
+
+	if (dw->have == 0)
+		memcpy(&dw->have, agd->dtada_key, sizeof(dw->have));
+	return DTRACE_AGGWALK_NEXT;
+}
+
+static int
+joined_column(const dtrace_aggdata_t **ad, const int n, void *arg)
+{
+	descwalk_t *dw = arg;
+	const dtrace_aggdesc_t *d;
+
+	/* ad[0] holds the key; ad[1], ad[2] the two columns */
+	if (dw->done || n < 3 || ad[2] == NULL)
+		return DTRACE_AGGWALK_NEXT;
+	dw->done = 1;
+	d = ad[2]->dtada_desc;
+	/* an aggid libdtrace does not know comes back as the first column */
+	if (d != NULL && (uint32_t)d->dtagd_varid == dw->want)
+		(void)need_aggdesc(dw->want, d);
+	return DTRACE_AGGWALK_NEXT;
+}
+
+static void
+describe_agg(uint32_t aggid);
+
+/* Every aggregation a printa() at rec names: libdtrace calls the record
+ * callback for its first record only and prints from all of them (the
+ * records that follow with the same arg). */
+static void
+describe_printa(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec)
+{
+	const dtrace_datadesc_t *dd = data->dtpda_ddesc;
+	const uint8_t *base = (const uint8_t *)data->dtpda_data -
+	    rec->dtrd_offset;
+	int i = (int)(rec - dd->dtdd_recs);
+
+	for (; i >= 0 && i < dd->dtdd_nrecs; i++) {
+		const dtrace_recdesc_t *r = &dd->dtdd_recs[i];
+		uint32_t id;
+
+		if (r->dtrd_action != DTRACEACT_PRINTA ||
+		    r->dtrd_arg != rec->dtrd_arg)
+			break;
+		if (r->dtrd_size != sizeof(id))
+			continue;
+		memcpy(&id, base + r->dtrd_offset, sizeof(id));
+		describe_agg(id);
+	}
+}
+
+static void
+describe_agg(uint32_t aggid)
+{
+	descwalk_t dw = { aggid, 0, 0 };
+	dtrace_aggid_t ids[2];
+
+	if (aggid == 0 || (aggid < g.naggs && g.aggs[aggid]))
+		return;
+	(void)dtrace_aggregate_walk(g.dtp, any_entry, &dw);
+	if (dw.have == 0 || dw.have == aggid)
+		return;
+	ids[0] = (dtrace_aggid_t)dw.have;
+	ids[1] = (dtrace_aggid_t)aggid;
+	(void)dtrace_aggregate_walk_joined(g.dtp, ids, 2, joined_column, &dw);
+}
+
 /* ------------------------------------------------------------------ */
 /* Aggregation snapshots                                               */
 /* ------------------------------------------------------------------ */
@@ -1713,7 +1797,10 @@ chewrec(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec, void *arg)
 		return DTRACE_CONSUME_NEXT;
 	}
 
-	/* libdtrace prints the aggregation next: its user keys as it will */
+	/* libdtrace prints the aggregation next: its user keys as it will,
+	 * and the layout of a variable that has no entries yet */
+	if (act == DTRACEACT_PRINTA && g.started && !g.capture_failed)
+		describe_printa(data, rec);
 	if (act == DTRACEACT_PRINTA && g.started && !g.capture_failed &&
 	    uaddr_aggs(data, rec) != 0)
 		capture_failed();

@@ -1350,14 +1350,9 @@ dtcp_agg_replace(dtcp_aggstate *a, const dtc_reader *r, const uint8_t *buf,
 			offs += d->size;
 			continue;
 		}
+		/* symbol keys as they are: libdtrace reduced them to their
+		 * symbol or module when it took the snapshot */
 		e = buf + offs;
-		if (di.symkeys) {
-			if (grow(&a->scratch, &a->capscratch, d->size, 1) != 0)
-				goto nomem;
-			memcpy(a->scratch, e, d->size);
-			rewrite_symkeys(a, r, d, a->scratch, swap);
-			e = a->scratch;
-		}
 		h = hash_ent(&di, e);
 		if (a->ntab != 0)
 			x = lookup(a, &di, e, h, &at);
