@@ -552,6 +552,18 @@ describe_agg(uint32_t aggid)
 	(void)dtrace_aggregate_walk_joined(g.dtp, ids, 2, joined_column, &dw);
 }
 
+/* The first SIGINT/SIGTERM: dtrace(1) prints a newline where it notices
+ * it; the capture says where, so that the decode prints it there too. */
+static int
+write_interrupt(void)
+{
+	dtc_writer *w = rec_sink_writer(g.sink);
+
+	return w == NULL ? -1 : rec_sink_check(g.sink,
+	    dtc_writer_add_interrupt(w, rec_sink_pass(g.sink),
+	    rec_sink_err(g.sink)));
+}
+
 /* ------------------------------------------------------------------ */
 /* Aggregation snapshots                                               */
 /* ------------------------------------------------------------------ */
@@ -2258,6 +2270,9 @@ rec_backend_run(const rec_config *cfg)
 		if (g.newline && !g.testing) {
 			oprintf("\n");
 			g.newline = 0;
+			if (g.started && !g.capture_failed &&
+			    write_interrupt() != 0)
+				capture_failed();
 		}
 
 		if (done == DONE_SAW_EXIT || g.intr ||

@@ -1694,6 +1694,10 @@ notice(const dtc_event *ev, void *arg)
 		/* libdtrace's own text (setopt failures) */
 		errline(arg, "dtrace: ", ev->message);
 		return 0;
+	case DTC_NOTICE_INTERRUPT:
+		/* dtrace(1)'s newline after ^C, on its output */
+		oc(arg, '\n');
+		return 0;
 	default:
 		errline(arg, "dtconsume: ", ev->message);
 		return 0;

@@ -117,6 +117,7 @@ struct qdrop {
 	uint64_t count;
 	char *msg;               /* v2: libdtrace's message (owned) */
 	struct v2fault *fault;   /* v2: a fault item (owned) */
+	int interrupt;           /* an interrupt item */
 };
 
 struct dtc_reader {
@@ -770,6 +771,7 @@ queue_drop(dtc_reader *r, int kind, int cpu, uint64_t count)
 	r->dq[r->ndq].count = count;
 	r->dq[r->ndq].msg = NULL;
 	r->dq[r->ndq].fault = NULL;
+	r->dq[r->ndq].interrupt = 0;
 	r->ndq++;
 }
 
@@ -882,6 +884,13 @@ drop_event(dtc_reader *r)
 		return 0;
 	}
 	d = &r->dq[r->dqi++];
+	if (d->interrupt) {
+		d->interrupt = 0;
+		clear_event(r, DTC_EV_NOTICE);
+		r->ev.notice = DTC_NOTICE_INTERRUPT;
+		r->ev.message = "interrupted";
+		return 1;
+	}
 	if (d->msg != NULL || d->fault != NULL)
 		return v2_note_event(r, d);
 	clear_event(r, DTC_EV_DROP);
@@ -2027,6 +2036,21 @@ read_pass(dtc_reader *r, dtc_error *err)
 				r->have_pending = 1;
 				return DTC_WARN;
 			}
+		} else if (strcmp(it.kind, "interrupt") == 0) {
+			/* in its place, after what was consumed before it */
+			if (dtcp_get_u64(r->cont, &it, &it.nodes[0], "pass", 1,
+			    &u, err) != DTC_OK)
+				return DTC_WARN;
+			memset(&r->pending.note, 0, sizeof(r->pending.note));
+			r->pending.note.interrupt = 1;
+			r->pending.note.cpu = -1;
+			r->pending.kind = 5;
+			pass = (uint32_t)u;
+			r->pending.pass = pass < r->pass ? r->pass : pass;
+			r->have_pending = 1;
+			if (r->nbufs > 0)
+				return DTC_OK;
+			continue;
 		} else if (strcmp(it.kind, "fault") == 0 ||
 		    strcmp(it.kind, "drop") == 0) {
 			rc = read_note(r, &it, &r->pending.note, &pass, err);

@@ -335,7 +335,9 @@ enum dtc_noticekind {
 	DTC_NOTICE_FREOPEN = 2,  /* freopen(): file NOT opened */
 	DTC_NOTICE_FTRUNCATE = 3,
 	DTC_NOTICE_WARNING = 4,  /* a decode problem; see err of dtc_next */
-	DTC_NOTICE_LIBERR = 5    /* library-level fault text (setopt) */
+	DTC_NOTICE_LIBERR = 5,   /* library-level fault text (setopt) */
+	DTC_NOTICE_INTERRUPT = 6 /* the run was interrupted (SIGINT, SIGTERM):
+	                          * dtrace(1) printed a newline here */
 };
 
 typedef struct dtc_header {
@@ -639,6 +641,11 @@ typedef struct dtc_writer_fault {
 } dtc_writer_fault;
 int dtc_writer_add_fault(dtc_writer *w, const dtc_writer_fault *f,
     dtc_error *err);
+
+/* The run was interrupted at this point of the stream (the first SIGINT
+ * or SIGTERM): dtrace(1) prints a newline here, at the top of its next
+ * consume pass.  Either flavor. */
+int dtc_writer_add_interrupt(dtc_writer *w, uint32_t pass, dtc_error *err);
 
 /* Writes the end item (a clean close) and frees w. */
 int dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err);

@@ -901,6 +901,17 @@ dtc_writer_add_fault(dtc_writer *w, const dtc_writer_fault *f,
 }
 
 int
+dtc_writer_add_interrupt(dtc_writer *w, uint32_t pass, dtc_error *err)
+{
+	int rc;
+
+	if ((rc = begin(w, "interrupt", 1, err)) != DTC_OK)
+		return rc;
+	e_key_uint(w, "pass", pass);
+	return finish(w, err);
+}
+
+int
 dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err)
 {
 	int rc;
