@@ -109,7 +109,17 @@ known() {
 }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-live.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
+# dtrace-utils' tick-N probes are one CPU-wide cpu-clock perf event on a
+# CPU; on a tickless VM kernel that event does not fire while its CPU
+# idles, and a script that ends on a tick would wait for its timeout.  A
+# niced spinner per CPU keeps the ticks coming (the tee and the capture
+# still come from one run; nothing here measures time).
+spinners=
+for _ in $(seq "$(nproc 2>/dev/null || echo 2)"); do
+	nice -n 19 sh -c 'while :; do :; done' &
+	spinners="$spinners $!"
+done
+trap 'kill $spinners 2>/dev/null; rm -rf "$work"' EXIT
 
 live_prereqs "$work"
 
