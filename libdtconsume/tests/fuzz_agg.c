@@ -118,7 +118,7 @@ capture(size_t *len, int big, int illumos)
 	    { 0x401040, 0x20, "eval" } };
 	dtc_writer_map map = { 0x400000, 0x410000, "/bin/sh", 2, usyms };
 	dtc_writer_header h;
-	dtc_probedesc p = { 1, "profile", "", "", "tick-1s" };
+	dtc_probedesc p = { 1, "profile", "", "", "tick-1s", NULL };
 	dtc_eprobedesc ep;
 	dtc_recdesc ep_rec = { .action = DTC_ACT_DIFEXPR, .size = 4,
 	    .offset = 12, .alignment = 4 };

@@ -98,7 +98,7 @@ static uint8_t *
 capture(size_t *len, int big)
 {
 	dtc_writer_header h;
-	dtc_probedesc p = { 1, "fbt", "kernel", "f", "entry" };
+	dtc_probedesc p = { 1, "fbt", "kernel", "f", "entry", NULL };
 	dtc_eprobedesc ep;
 	dtc_writer *w;
 	char *buf = NULL;
@@ -266,7 +266,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = reader(big);
 	m = dtcp_reader_meta(r);
 	memset(&w, 0, sizeof(w));
-	w.meta = m;
+	w.meta = dtcp_reader_meta_rw(r);
 	w.swap = dtcp_reader_swap(r);
 	w.cpu = 0;
 	w.source = "fuzz";

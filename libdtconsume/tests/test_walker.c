@@ -13,7 +13,7 @@
  * epid 2 = header + int64 at 16 (24 bytes, 8-aligned). */
 static dtc_recdesc rec1[] = { { DTC_ACT_DIFEXPR, 4, 0, 4, 12, 0, 0 } };
 static dtc_recdesc rec2[] = { { DTC_ACT_DIFEXPR, 8, 0, 8, 16, 0, 0 } };
-static dtc_probedesc probe = { 7, "dtrace", "", "", "BEGIN" };
+static dtc_probedesc probe = { 7, "dtrace", "", "", "BEGIN", NULL };
 static dtcp_eprobe ep1 = { { 1, 7, 0, 16, 1, rec1, &probe }, 0, NULL };
 static dtcp_eprobe ep2 = { { 2, 7, 0, 24, 1, rec2, &probe }, 0, NULL };
 /* the same layouts under EPIDs past the dense index, and one added late */

@@ -215,7 +215,7 @@ START_TEST(test_roundtrip)
 		{ 0x400000, 0x410000, "/bin/sh", 2, usyms },
 		{ 0x800000000, 0x800100000, "/lib/libc.so.7", 0, NULL },
 	};
-	dtc_probedesc pd = { 7, "syscall", "freebsd", "read", "entry" };
+	dtc_probedesc pd = { 7, "syscall", "freebsd", "read", "entry", NULL };
 	dtc_eprobedesc ep = { .epid = 3, .probeid = 7, .uarg = 1, .size = 280,
 	    .nrecs = 2, .recs = erecs };
 	dtc_aggdesc ad = { .id = 2, .epid = 3, .varid = -5, .name = "lat",
@@ -531,7 +531,7 @@ END_TEST
 /* Without dtc_writer_end there is no end item; options still go out. */
 START_TEST(test_no_end)
 {
-	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN" };
+	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN", NULL };
 	dtcp_container *c;
 	dtcp_item it;
 	dtc_error err;
@@ -595,7 +595,7 @@ END_TEST
 /* Short writes are DTC_E_IO and kill the writer. */
 START_TEST(test_io_errors)
 {
-	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN" };
+	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN", NULL };
 	dtc_writer *w;
 	dtc_error err;
 	FILE *f;
@@ -631,7 +631,7 @@ END_TEST
 
 START_TEST(test_misuse)
 {
-	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN" };
+	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN", NULL };
 	dtc_writer *w;
 	dtc_error err;
 	mem mm;
