@@ -22,6 +22,7 @@
  */
 #include "config.h"
 
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/vfs.h>
@@ -2031,6 +2032,12 @@ rec_backend_run(const rec_config *cfg)
 	memset(&g, 0, sizeof(g));
 	memset(&ua, 0, sizeof(ua));
 	g.cfg = cfg;
+	/*
+	 * BEGIN and END run in the consumer's own process (uprobes on
+	 * libdtrace), so their execname is ours: be "dtrace" as the process
+	 * we stand for is, or the run would differ from dtrace's.
+	 */
+	(void)prctl(PR_SET_NAME, "dtrace", 0, 0, 0);
 	g.sink = cfg->sink;
 	g.status = E_SUCCESS;
 	g.argv = cfg->dargv;
