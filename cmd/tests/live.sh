@@ -53,6 +53,7 @@ dtconsume_env=${DTCONSUME-}
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
 . "$top_srcdir/cmd/tests/lib.sh"
+. "$top_srcdir/cmd/tests/livelib.sh"
 DTSNAP=${dtsnap_env:-$top_builddir/cmd/dtsnap}
 DTCONSUME=${dtconsume_env:-$top_builddir/cmd/dtconsume}
 export TZ=${TZ:-UTC}
@@ -60,34 +61,6 @@ export TZ=${TZ:-UTC}
 livedir="$top_srcdir/testdata/live"
 only=${1-}
 default_timeout=${LIVE_TIMEOUT:-20}
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-# live_prereqs WORKDIR: skip (exit 77) unless dtsnap record can trace here.
-live_prereqs() {
-	local w=$1 help
-	[ "$(id -u)" = 0 ] || skip "not root (live tracing needs root)"
-	[ -x "$DTSNAP" ] || skip "no $DTSNAP: build it first"
-	[ -x "$DTCONSUME" ] || skip "no $DTCONSUME: build it first"
-	help=$("$DTSNAP" record --help 2>&1)
-	case $help in
-	*"without libdtrace"*) skip "$DTSNAP was built without libdtrace" ;;
-	esac
-	if ! mountpoint -q /sys/kernel/tracing; then
-		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
-			skip "tracefs is not mounted on /sys/kernel/tracing and cannot be"
-	fi
-	if ! timeout -k 10 -s INT 60 "$DTSNAP" record --tee - \
-	    -o "$w/probe.dtsnap" -n 'BEGIN { exit(0); }' \
-	    >"$w/probe.out" 2>"$w/probe.err" </dev/null ||
-	    [ ! -s "$w/probe.dtsnap" ]; then
-		skip "dtsnap record cannot trace here (BPF/tracefs?):" \
-		    "$(grep -v '^$' "$w/probe.err" | head -n 1)"
-	fi
-}
 
 # tag SCRIPT NAME: the value of "/* @@NAME: value */" in SCRIPT.
 tag() {
@@ -108,20 +81,8 @@ known() {
 	sed -n -e "s/^$1\\(\\.d\\)\\{0,1\\}: *//p" "$livedir/KNOWN" | head -n 1
 }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-live.XXXXXX") || exit 99
-# dtrace-utils' tick-N probes are one CPU-wide cpu-clock perf event on a
-# CPU; on a tickless VM kernel that event does not fire while its CPU
-# idles, and a script that ends on a tick would wait for its timeout.  A
-# niced spinner per CPU keeps the ticks coming (the tee and the capture
-# still come from one run; nothing here measures time).
-spinners=
-for _ in $(seq "$(nproc 2>/dev/null || echo 2)"); do
-	nice -n 19 sh -c 'while :; do :; done' &
-	spinners="$spinners $!"
-done
-trap 'kill $spinners 2>/dev/null; rm -rf "$work"' EXIT
-
-live_prereqs "$work"
+live_workdir dtc-live
+live_prereqs
 
 # the user programs the scripts trace
 progdir="$work/prog"

@@ -10,7 +10,8 @@
 #   expected.err   dtrace's "dtrace: " stderr lines of the run (may be
 #                  empty), compared as a set: libdtrace reports drops and
 #                  errors from another place in its loop than stdout
-#   script.d       the script, for reference
+#   script.d       the script, for reference, when it is not
+#                  testdata/live/scripts/NAME.d (the live suite's)
 # For each: dtconsume's stdout must equal expected.out byte for byte, its
 # "dtrace: " lines expected.err, `dtsnap validate` must find it clean (a
 # real run's capture is), and dt2json's lines must all parse.

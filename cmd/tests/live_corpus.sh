@@ -45,6 +45,7 @@ dtconsume_env=${DTCONSUME-}
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
 . "$top_srcdir/cmd/tests/lib.sh"
+. "$top_srcdir/cmd/tests/livelib.sh"
 DTSNAP=${dtsnap_env:-$top_builddir/cmd/dtsnap}
 DTCONSUME=${dtconsume_env:-$top_builddir/cmd/dtconsume}
 
@@ -55,11 +56,6 @@ if [ -z "${TRIGGER_DIR:-}" ]; then
 fi
 timeout_s=${CORPUS_TIMEOUT:-30}
 only=${1-}
-
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
 
 # skip_reason CASE: why CASE cannot be captured live here (empty: it can).
 skip_reason() {
@@ -75,37 +71,8 @@ skip_reason() {
 
 [ -d "$corpus" ] && [ -f "$corpus/INDEX.md" ] ||
 	skip "no conformance corpus at $corpus"
-[ "$(id -u)" = 0 ] || skip "not root (live tracing needs root)"
-[ -x "$DTSNAP" ] || skip "no $DTSNAP: build it first"
-[ -x "$DTCONSUME" ] || skip "no $DTCONSUME: build it first"
-case $("$DTSNAP" record --help 2>&1) in
-*"without libdtrace"*) skip "$DTSNAP was built without libdtrace" ;;
-esac
-if ! mountpoint -q /sys/kernel/tracing; then
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
-		skip "tracefs is not mounted on /sys/kernel/tracing and cannot be"
-fi
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-livecorpus.XXXXXX") || exit 99
-# dtrace-utils' tick-N probes are one CPU-wide cpu-clock perf event on a
-# CPU; on a tickless VM kernel that event does not fire while its CPU
-# idles, and a script that ends on a tick would wait for its timeout.  A
-# niced spinner per CPU keeps the ticks coming (the tee and the capture
-# still come from one run; nothing here measures time).
-spinners=
-for _ in $(seq "$(nproc 2>/dev/null || echo 2)"); do
-	nice -n 19 sh -c 'while :; do :; done' &
-	spinners="$spinners $!"
-done
-trap 'kill $spinners 2>/dev/null; rm -rf "$work"' EXIT
-
-if ! timeout -k 10 -s INT 60 "$DTSNAP" record --tee - \
-    -o "$work/probe.dtsnap" -n 'BEGIN { exit(0); }' \
-    >"$work/probe.out" 2>"$work/probe.err" </dev/null ||
-    [ ! -s "$work/probe.dtsnap" ]; then
-	skip "dtsnap record cannot trace here (BPF/tracefs?):" \
-	    "$(grep -v '^$' "$work/probe.err" | head -n 1)"
-fi
+live_workdir dtc-livecorpus
+live_prereqs
 
 # opt SCRIPT NAME: the value of upstream's "/* @@NAME: value */" tag.
 opt() {
