@@ -1294,18 +1294,16 @@ print_int(text_state *st, const dtc_value *v, int quiet)
  */
 typedef struct text_rules {
 	/* trace() of one DIFEXPR record (an integer, string or bytes) */
-	void (*trace)(text_state *st, const dtc_reader *r, const dtc_value *v,
-	    int quiet);
+	void (*trace)(text_state *st, const dtc_event *ev, const dtc_value *v);
 } text_rules;
 
 /* legacy dt_print_bytes/dt_print_datum: the kind decides */
 static void
-trace_legacy(text_state *st, const dtc_reader *r, const dtc_value *v,
-    int quiet)
+trace_legacy(text_state *st, const dtc_event *ev, const dtc_value *v)
 {
-	if (v->kind == DTC_V_INT && print_int(st, v, quiet) == 0)
+	if (v->kind == DTC_V_INT && print_int(st, v, ev->quiet) == 0)
 		return;
-	print_bytes(st, r, v->data, v->size, -33, quiet, 0);
+	print_bytes(st, ev->reader, v->data, v->size, -33, ev->quiet, 0);
 }
 
 /* dt_print_trace's record flags (dt_impl.h DT_NF_*) */
@@ -1318,14 +1316,14 @@ trace_legacy(text_state *st, const dtc_reader *r, const dtc_value *v,
  * test) and dumped otherwise; integers print by the sign of their D type.
  */
 static void
-trace_v2(text_state *st, const dtc_reader *r, const dtc_value *v, int quiet)
+trace_v2(text_state *st, const dtc_event *ev, const dtc_value *v)
 {
 	const dtc_recdesc *rd = v->rd;
-	int swap = capture_swapped(r), w;
+	int quiet = ev->quiet, swap = v->swapped, w;
 	long long x;
 	unsigned long long u;
 
-	if (opt_set(r, "rawbytes") || rd == NULL) {
+	if (ev->rawbytes || rd == NULL) {
 		if (v->size > 0)
 			hexdump(st, v->data, v->size);
 		return;
@@ -1415,7 +1413,7 @@ record(const dtc_event *ev, void *arg)
 	case DTC_V_INT:
 	case DTC_V_BYTES:
 	case DTC_V_OTHER:
-		st->rules->trace(st, r, v, ev->quiet);
+		st->rules->trace(st, ev, v);
 		break;
 	case DTC_V_MEMORY:
 		print_bytes(st, r, v->data, v->size, -33, ev->quiet, 1);

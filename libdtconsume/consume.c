@@ -829,6 +829,7 @@ record_event(dtc_reader *r, int type)
 	r->ev.value = NULL;
 	r->ev.recindex = 0;
 	r->ev.quiet = dtcp_opt_isset(&r->opts, DTCP_OPT_QUIET);
+	r->ev.rawbytes = dtcp_opt_isset(&r->opts, DTCP_OPT_RAWBYTES);
 }
 
 /*

@@ -371,6 +371,7 @@ typedef struct dtc_event {
 	uint32_t recindex;        /* RECORD: index of the first recdesc */
 	const dtc_value *value;   /* RECORD */
 	int quiet, flowindent;    /* option values in force for this record set */
+	int rawbytes;             /* RECORD: the rawbytes option is set now */
 	/* AGG */
 	const dtc_aggprint *agg;
 	/* DROP */
