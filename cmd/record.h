@@ -89,4 +89,14 @@ void rec_sink_abandon(rec_sink *s);
 const char *rec_sink_error(rec_sink *s, char *buf, size_t len);
 void rec_sink_free(rec_sink *s);
 
+/*
+ * record_ctf.c: one print() type, and what printing it needs, copied out
+ * of libdtrace's dictionary into a dictionary of its own, serialized as
+ * ctf_write_mem does (malloc'd; the caller frees it).  *newid is the
+ * type's id there.  NULL with *why (static text) when libctf fails.
+ */
+struct ctf_dict;
+unsigned char *rec_ctf_extract(struct ctf_dict *src, unsigned long type,
+    size_t *size, unsigned long *newid, const char **why);
+
 #endif

@@ -70,6 +70,12 @@ typedef struct rec_fmt {
 	uint16_t id;
 } rec_fmt;
 
+/* a print() type already written to the capture */
+typedef struct rec_ctype {
+	char *module;
+	uint64_t id;
+} rec_ctype;
+
 /*
  * The command's state (dtrace(1) keeps the same in its g_* globals);
  * the signal handler needs it static.
@@ -101,6 +107,8 @@ static struct {
 	size_t nstmts;
 	rec_fmt *fmts;
 	size_t nfmts;
+	rec_ctype *ctypes;
+	size_t nctypes;
 	uint8_t *aggs;			/* by aggregation id: aggdesc written */
 	size_t naggs;
 	int pass_snapped;		/* aggsnap of this pass written */
@@ -180,6 +188,19 @@ fatal_msg(const char *detail, const char *fmt, ...)
 		else if (fmt == NULL)
 			fprintf(out[i], "%s\n", detail);
 	}
+}
+
+/* The recorder's own warning: to our stderr, never to dtrace's (a tee). */
+static void __attribute__((format(printf, 1, 2)))
+rwarn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("dtsnap record: ", g.cfg->diag);
+	va_start(ap, fmt);
+	vfprintf(g.cfg->diag, fmt, ap);
+	va_end(ap);
+	putc('\n', g.cfg->diag);
 }
 
 static void __attribute__((noreturn))
@@ -387,6 +408,102 @@ convert_recs(const dtrace_recdesc_t *in, size_t n, dtc_recdesc *out)
 	return 0;
 }
 
+/*
+ * print()'s types.  A print() is two records; the first names, in its
+ * format, the module whose CTF holds the type and, in its arg, the type's
+ * id there (dtrace-utils dt_cg_act_print).  The type and what printing
+ * it needs are copied out of libdtrace's own dictionary into one of
+ * their own (record_ctf.c), written as a ctf item with the id pair,
+ * before the statement's first record.  A type libdtrace cannot give back is
+ * reported and left out: its records then decode as raw bytes.
+ */
+static int
+ctype_written(const char *module, uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < g.nctypes; i++)
+		if (g.ctypes[i].id == id &&
+		    strcmp(g.ctypes[i].module, module) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+write_ctype(const char *module, uint64_t id)
+{
+	static const char *const known[] = { "int", "char", "long" };
+	dtrace_typeinfo_t ti;
+	unsigned long nid;
+	unsigned char *data;
+	const char *why;
+	size_t size = 0, i;
+	uint64_t pair[2];
+	rec_ctype *grown;
+	dtc_writer *w;
+	int rc;
+
+	/* the module's dictionary: a lookup of a type every C module has */
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (dtrace_lookup_by_type(g.dtp, module, known[i], &ti) == 0)
+			break;
+	if (i == sizeof(known) / sizeof(known[0])) {
+		rwarn("print() type %llu of module %s: no CTF (%s); its records "
+		    "will decode as raw bytes", (unsigned long long)id, module,
+		    dtrace_errmsg(g.dtp, dtrace_errno(g.dtp)));
+		return 0;
+	}
+	if ((data = rec_ctf_extract(ti.dtt_ctfp, id, &size, &nid, &why)) ==
+	    NULL) {
+		rwarn("print() type %llu of module %s: cannot copy it (%s); its "
+		    "records will decode as raw bytes", (unsigned long long)id,
+		    module, why);
+		return 0;
+	}
+	pair[0] = id;
+	pair[1] = (uint64_t)nid;
+	if ((w = rec_sink_meta(g.sink)) == NULL) {
+		free(data);
+		return -1;
+	}
+	rc = dtc_writer_add_ctf(w, module, data, size, pair, 1,
+	    rec_sink_err(g.sink));
+	free(data);
+	if (rec_sink_check(g.sink, rc) != 0)
+		return -1;
+	if ((grown = realloc(g.ctypes, (g.nctypes + 1) * sizeof(*grown))) ==
+	    NULL)
+		return -1;
+	g.ctypes = grown;
+	if ((g.ctypes[g.nctypes].module = strdup(module)) == NULL)
+		return -1;
+	g.ctypes[g.nctypes++].id = id;
+	return 0;
+}
+
+static int
+write_print_types(const dtrace_datadesc_t *dd)
+{
+	char module[256];
+	int i;
+
+	for (i = 0; i < dd->dtdd_nrecs; i++) {
+		const dtrace_recdesc_t *rd = &dd->dtdd_recs[i];
+
+		if (rd->dtrd_action != DTRACEACT_PRINT ||
+		    rd->dtrd_format == NULL)
+			continue;
+		if (dtrace_printf_format(g.dtp, rd->dtrd_format, module,
+		    sizeof(module)) >= sizeof(module))
+			continue;
+		if (ctype_written(module, rd->dtrd_arg))
+			continue;
+		if (write_ctype(module, rd->dtrd_arg) != 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int
 need_stmt(dtrace_stid_t stid, const dtrace_datadesc_t *dd)
 {
@@ -398,6 +515,8 @@ need_stmt(dtrace_stid_t stid, const dtrace_datadesc_t *dd)
 	if (stid < g.nstmts && g.stmts[stid].written)
 		return 0;
 	if (grow(&g.stmts, &g.nstmts, stid, sizeof(*g.stmts)) != 0)
+		return -1;
+	if (write_print_types(dd) != 0)
 		return -1;
 	if ((recs = calloc(dd->dtdd_nrecs + 1, sizeof(*recs))) == NULL ||
 	    convert_recs(dd->dtdd_recs, dd->dtdd_nrecs, recs) != 0 ||

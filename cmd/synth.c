@@ -1247,7 +1247,7 @@ synth_json(synth *s, json_t *root, FILE *out)
 {
 	static const char *const keys[] = { "header", "options",
 	    "options_later", "probes", "eprobes", "aggs", "ksyms", "procs",
-	    "clock", "passes", "end", NULL };
+	    "clock", "passes", "end", "ctf", NULL };
 	static const char *const endkeys[] = { "exit_status", NULL };
 	dtc_writer_header h;
 	dtc_writer *w = NULL;
@@ -1273,6 +1273,7 @@ synth_json(synth *s, json_t *root, FILE *out)
 	sy_pop(s, mark);
 	if (check_later(s, json_object_get(root, "options_later"),
 	    json_array_size(passes)) != 0 ||
+	    sy_ctf_parse(s, json_object_get(root, "ctf")) != 0 ||
 	    parse_probes(s, json_object_get(root, "probes"), &probes,
 	    &nprobes) != 0 ||
 	    parse_aggs(s, json_object_get(root, "aggs")) != 0 ||
@@ -1292,6 +1293,7 @@ synth_json(synth *s, json_t *root, FILE *out)
 	}
 
 	if ((w = dtc_writer_new(out, &h, s->err)) == NULL ||
+	    sy_ctf_write(s, w) != 0 ||
 	    write_meta(s, w, probes, nprobes) != 0 ||
 	    do_ksyms(s, json_object_get(root, "ksyms"), w) != 0 ||
 	    do_procs(s, json_object_get(root, "procs"), w) != 0 ||
@@ -1325,6 +1327,7 @@ out:
 		rc = -1;
 	}
 	sy_bytes_free(&b);
+	sy_ctf_free(s);
 	free(probes);
 	return rc;
 }

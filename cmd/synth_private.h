@@ -120,9 +120,18 @@ typedef struct synth {
 	size_t naggs;
 	sy_fmt *fmts;
 	size_t nfmts, fmtcap;
+	struct sy_ctfmod *ctf;   /* synth_ctf.c: print()'s types by module */
+	size_t nctf;
 	/* running state */
 	uint64_t clock;       /* the last record timestamp given */
 } synth;
+
+/* ---- synth_ctf.c: the "ctf" key (print()'s types, GNU libctf) ---- */
+int sy_ctf_parse(synth *s, json_t *arr);
+/* The size of the type "module`id" names (for a print() record). */
+int sy_ctf_size(synth *s, const char *typeref, uint32_t *size);
+int sy_ctf_write(synth *s, dtc_writer *w);
+void sy_ctf_free(synth *s);
 
 /* ---- synth.c: paths, errors and JSON getters ---- */
 

@@ -163,7 +163,7 @@ enum rk {
 	RK_TRACEMEM, RK_EXIT, RK_CLEAR, RK_DENORMALIZE, RK_NORMALIZE,
 	RK_TRUNC, RK_SETOPT, RK_FTRUNCATE, RK_SPECULATE, RK_COMMIT,
 	RK_DISCARD, RK_CHILL, RK_STOP, RK_RAISE, RK_BREAKPOINT, RK_PANIC,
-	RK_ACTION, RK_COUNT
+	RK_ACTION, RK_PRINT, RK_COUNT
 };
 
 static const struct rkind {
@@ -204,6 +204,7 @@ static const struct rkind {
 	[RK_BREAKPOINT] = { "breakpoint", DTC_ACT_BREAKPOINT, 0, 0, { NULL } },
 	[RK_PANIC] = { "panic", DTC_ACT_PANIC, 0, 0, { NULL } },
 	[RK_ACTION] = { "action", 0, 1, 1, { NULL } },
+	[RK_PRINT] = { "print", DTC_ACT_DIFEXPR, 0, 0, { NULL } },
 };
 
 static const char *const overrides[] = {
@@ -553,6 +554,28 @@ sy_rec_parse(synth *s, json_t *v, int key, uint64_t stmt, sy_rd **rds,
 	case RK_PRINTA:
 		rc = rec_printa(s, v, rk->key, kv, fmtid, uarg, rds, nrds);
 		break;
+	case RK_PRINT: {
+		/* legacy print(): a DIFEXPR of the type's size whose format
+		 * string is "module`id" (dtrace_print's lookup key) */
+		sy_rd *rd;
+
+		mark = sy_key(s, rk->key);
+		if (!json_is_string(kv)) {
+			rc = sy_fail(s, "expected \"module`id\"");
+			break;
+		}
+		if (sy_ctf_size(s, json_string_value(kv), &size) != 0 ||
+		    sy_format_add(s, json_string_value(kv), &fmtid) != 0 ||
+		    (rd = add_rd(s, rds, nrds, DTC_ACT_DIFEXPR, size,
+		    SY_ENC_BYTES, 0, uarg)) == NULL) {
+			rc = -1;
+			break;
+		}
+		rd->rd.format = (uint16_t)fmtid;
+		sy_pop(s, mark);
+		rc = 0;
+		break;
+	}
 	case RK_STACK: {
 		uint32_t pcsize;
 		sy_rd *rd;

@@ -173,6 +173,7 @@ element(fb *s, const dtc_reader *r, const dtc_value *v)
 	case DTC_V_INT:
 	case DTC_V_BYTES:
 	case DTC_V_OTHER:
+	case DTC_V_TYPED:       /* FreeBSD's libxo print() layout: not yet */
 		json_decref(o);
 		return value_obj(v);
 	case DTC_V_STACK:

@@ -1467,6 +1467,20 @@ record(const dtc_event *ev, void *arg)
 			oput(st, st->buf.s, st->buf.len);
 		}
 		break;
+	case DTC_V_TYPED:
+		dtc_buf_reset(&st->buf);
+		memset(&err, 0, sizeof(err));
+		if (dtc_typed_render(r, v, &st->buf, &err) == DTC_OK) {
+			oput(st, st->buf.s, st->buf.len);
+		} else {
+			/* a type that cannot be shown: its bytes, as
+			 * libdtrace shows a record it has no type for */
+			dtc_value raw = *v;
+
+			raw.kind = DTC_V_OTHER;
+			st->rules->trace(st, ev, &raw);
+		}
+		break;
 	case DTC_V_EXIT:
 	case DTC_V_NONE:
 	default:

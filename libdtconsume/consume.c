@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "dtc_private.h"
+#include "select.h"
 
 #define DTRACEFLT_BADADDR 1
 #define DTRACEFLT_BADALIGN 2
@@ -169,6 +170,7 @@ struct dtc_reader {
 	dtcp_walkrec rec;
 	uint32_t ri;             /* next recdesc index */
 	uint64_t dynsize;        /* pending tracemem dynamic size */
+	int ctf_noted;           /* said once that print() shows raw bytes */
 	uint32_t last_epid;
 	/* v2 flowindent: the last record set's probe and statement in this
 	 * CPU buffer (0 and ~0: none), and the buffer's pass and cpu */
@@ -205,6 +207,12 @@ struct dtc_reader {
 	char msg[4096];
 	char optval[2][512];
 	uint64_t nrecords, ndrops, nerrors;
+
+	/* record selection (dtc_select, select.c); NULL: every firing */
+	dtcp_select *sel;
+	int sel_checked;         /* the capture can honour it (said once) */
+	uint64_t nskipped;       /* firings the selection left out */
+	uint64_t position;       /* bytes read: the end of the last item */
 };
 
 /* ------------------------------------------------------------ accessors */
@@ -305,6 +313,21 @@ dtc_reader_source(const dtc_reader *r)
 	return r->source;
 }
 
+/* The position is read by a caller's progress thread while the reader
+ * runs (dtconsume's progress line): atomic, relaxed (a plain load and
+ * store where 64-bit accesses are atomic anyway). */
+static void
+set_position(dtc_reader *r, uint64_t pos)
+{
+	__atomic_store_n(&r->position, pos, __ATOMIC_RELAXED);
+}
+
+uint64_t
+dtc_reader_position(const dtc_reader *r)
+{
+	return __atomic_load_n(&r->position, __ATOMIC_RELAXED);
+}
+
 int64_t
 dtc_get_option(const dtc_reader *r, const char *name)
 {
@@ -313,6 +336,18 @@ dtc_get_option(const dtc_reader *r, const char *name)
 	if (id < 0)
 		return DTC_OPT_UNSET;
 	return r->opts.v[id];
+}
+
+int
+dtc_option_isset(const dtc_reader *r, const char *name)
+{
+	int id = dtcp_options_lookup(name);
+
+	if (id < 0)
+		return dtc_option_effective(name) < 0 ? -1 : 0;
+	if (id == DTCP_OPT_ENCODING)
+		return r->opts.encoding[0] != '\0';
+	return r->opts.v[id] != DTC_OPT_UNSET;
 }
 
 const char *
@@ -361,12 +396,14 @@ reader_new(dtcp_container *c, unsigned flags, dtc_error *err)
 dtc_reader *
 dtc_open_file(const char *path, unsigned flags, dtc_error *err)
 {
+	dtc_error_clear(err);   /* a caller's stack garbage must not win */
 	return reader_new(dtcp_container_open_file(path, err), flags, err);
 }
 
 dtc_reader *
 dtc_open_fd(int fd, const char *name, unsigned flags, dtc_error *err)
 {
+	dtc_error_clear(err);
 	return reader_new(dtcp_container_open_fd(fd, name, err), flags, err);
 }
 
@@ -374,6 +411,7 @@ dtc_reader *
 dtc_open_memory(const void *buf, size_t len, const char *name,
     unsigned flags, dtc_error *err)
 {
+	dtc_error_clear(err);
 	return reader_new(dtcp_container_open_memory(buf, len, name, err),
 	    flags, err);
 }
@@ -404,6 +442,8 @@ dtc_close(dtc_reader *r)
 	if (r == NULL)
 		return;
 	dtcp_agg_free(r->agg);
+	dtcp_select_free(r->sel);
+	free(r->sel);
 	if (r->borrowed_syms) {
 		r->meta.ksyms = NULL;
 		r->meta.nksyms = 0;
@@ -427,11 +467,70 @@ dtc_close(dtc_reader *r)
 }
 
 int
+dtc_select(dtc_reader *r, const char *what, const char *value,
+    dtc_error *err)
+{
+	char why[200];
+
+	dtc_error_clear(err);
+	if (r->state != S_HEADER || r->dead) {
+		dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1, -1, -1,
+		    "a selection after the first event: too late, a "
+		    "firing delivered cannot be taken back");
+		return DTC_FAILED;
+	}
+	if (r->sel == NULL) {
+		if ((r->sel = malloc(sizeof(*r->sel))) == NULL) {
+			dtcp_error_set(err, DTC_E_NOMEM, r->source, -1, -1, -1,
+			    "out of memory");
+			return DTC_FAILED;
+		}
+		dtcp_select_init(r->sel);
+	}
+	if (dtcp_select_add(r->sel, what, value, why, sizeof(why)) != DTC_OK) {
+		dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1, -1, -1,
+		    "%s", why);
+		return DTC_FAILED;
+	}
+	return DTC_OK;
+}
+
+/*
+ * dtrace -x cpu=N traces CPU N only; offline the option selects CPU N's
+ * firings, as dtc_select "cpu" does.  The value is read as libdtrace's
+ * dt_opt_runtime reads it, the rule quiet is read by too: no value is
+ * CPU 0, "" and "no" leave every CPU.
+ */
+static int
+option_cpu(dtc_reader *r, const char *value, dtc_error *err)
+{
+	dtcp_options tmp;
+	char why[128], num[24];
+	int64_t v;
+
+	dtcp_options_init(&tmp);
+	if (dtcp_options_set(&tmp, "quiet", value, 1, why, sizeof(why)) !=
+	    DTC_OK || (v = tmp.v[DTCP_OPT_QUIET]) > 1000000) {
+		dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1, -1, -1,
+		    "couldn't set option \"cpu\" to \"%s\": Invalid value for "
+		    "specified option", value != NULL ? value : "");
+		return DTC_FAILED;
+	}
+	if (v == DTC_OPT_UNSET)
+		return DTC_OK;
+	snprintf(num, sizeof(num), "%lld", (long long)v);
+	return dtc_select(r, "cpu", num, err);
+}
+
+int
 dtc_set_option(dtc_reader *r, const char *name, const char *value,
     dtc_error *err)
 {
 	char why[128];
 
+	dtc_error_clear(err);
+	if (strcmp(name, "cpu") == 0)
+		return option_cpu(r, value, err);
 	if (dtcp_options_set(&r->opts, name, value, 1, why, sizeof(why)) !=
 	    DTC_OK) {
 		dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1, -1, -1,
@@ -873,6 +972,8 @@ v2_note_event(dtc_reader *r, struct qdrop *d)
 	return 1;
 }
 
+static int fault_selected(dtc_reader *r, const struct qdrop *d);
+
 /* The next queued drop as an event; 0 when the queue is empty. */
 static int
 drop_event(dtc_reader *r)
@@ -891,6 +992,15 @@ drop_event(dtc_reader *r)
 		r->ev.notice = DTC_NOTICE_INTERRUPT;
 		r->ev.message = "interrupted";
 		return 1;
+	}
+	if (d->fault != NULL && r->sel != NULL && !fault_selected(r, d)) {
+		/* a fault of a firing the selection leaves out */
+		free(d->msg);
+		free(d->fault);
+		d->msg = NULL;
+		d->fault = NULL;
+		r->nskipped++;
+		return drop_event(r);
 	}
 	if (d->msg != NULL || d->fault != NULL)
 		return v2_note_event(r, d);
@@ -1043,6 +1153,16 @@ plan_pass(dtc_reader *r)
 }
 
 /* ------------------------------------------------------------ records */
+
+/* The enabling that faulted, named by an ERROR record's first record. */
+static const dtc_eprobedesc *
+fault_eprobe(const dtc_reader *r)
+{
+	const dtc_recdesc *rd = &r->rec.ep->recs[0];
+
+	return dtcp_meta_eprobe(&r->meta, (uint32_t)dtcp_ldsz(r->rec.data +
+	    rd->offset, rd->size <= 8 ? rd->size : 8, r->swap));
+}
 
 static int
 is_begin_probe(const dtc_probedesc *p)
@@ -1425,6 +1545,73 @@ printa_value(dtc_reader *r, uint32_t i, dtc_error *err)
 }
 
 /*
+ * print(): a value shown by its C type.  DTrace v2 records it as two
+ * records, the address (its format names the types' module, its arg the
+ * type) and the bytes; legacy libdtrace as one DIFEXPR record whose
+ * format string is "module`id".  Returns 1 with r->val filled and r->ri
+ * past the records, 0 when the type cannot be had (the records then
+ * print as they would without types: raw), or 2 the first time that
+ * happens, with a notice event ready that says so (once per capture; the
+ * record set goes on).
+ */
+static int __attribute__((noinline))
+typed_value(dtc_reader *r, uint32_t i, dtc_error *err)
+{
+	const dtc_eprobedesc *ep = r->rec.ep;
+	const dtc_recdesc *rd = &ep->recs[i], *drd = rd;
+	const dtc_format *fmt = dtcp_meta_recformat(&r->meta, ep, i);
+	const char *s = fmt != NULL ? dtc_format_string(fmt) : NULL, *why;
+	const dtc_ctype *t;
+	char module[128];
+	uint64_t id;
+	uint32_t next = i + 1;
+
+	if (s == NULL)
+		return 0;
+	if (r->hdr.v2) {
+		if (i + 1 >= ep->nrecs || ep->recs[i + 1].action !=
+		    DTC_ACT_PRINTT || rd->size != 8)
+			return 0;
+		drd = &ep->recs[i + 1];
+		next = i + 2;
+		id = rd->arg;
+		snprintf(module, sizeof(module), "%s", s);
+	} else {
+		const char *bq = strrchr(s, '`');
+		char *end;
+
+		if (bq == NULL || bq == s || (size_t)(bq - s) >= sizeof(module))
+			return 0;
+		memcpy(module, s, (size_t)(bq - s));
+		module[bq - s] = '\0';
+		id = strtoull(bq + 1, &end, 10);
+		if (end == bq + 1 || *end != '\0')
+			return 0;
+	}
+	if ((t = dtcp_ctf_type(&r->meta, module, id, &why)) == NULL) {
+		if (r->ctf_noted)
+			return 0;
+		r->ctf_noted = 1;
+		clear_event(r, DTC_EV_NOTICE);
+		r->ev.notice = DTC_NOTICE_WARNING;
+		snprintf(r->msg, sizeof(r->msg), "%s: item %lld, offset %llu: "
+		    "print() of type %llu of module %s: %s; print() records "
+		    "are shown as raw bytes", r->source, r->rb->item,
+		    (unsigned long long)(r->rb->file_offset +
+		    r->rec.raw_offset), (unsigned long long)id, module, why);
+		r->ev.message = r->msg;
+		return 2;
+	}
+	dtcp_value_init(&r->val, DTC_V_TYPED, drd, r->rec.data + drd->offset,
+	    drd->size, r->swap);
+	r->val.ctype = t;
+	if (r->hdr.v2)
+		r->val.addr = dtcp_ld64(r->rec.data + rd->offset, r->swap);
+	r->ri = next;
+	return 1;
+}
+
+/*
  * The next RECORD event of the current record set. Returns DTC_OK with an
  * event, DTC_EOF when the record set has no more records, DTC_WARN.
  */
@@ -1470,6 +1657,14 @@ next_value(dtc_reader *r, dtc_error *err)
 				break;
 			}
 			goto plain;
+		case DTC_ACT_PRINTT:
+			if (rd->format == 0)
+				goto plain;
+			if ((rc = typed_value(r, i, err)) == 1)
+				break;
+			if (rc == 2)
+				return DTC_OK;      /* the notice; then raw */
+			goto plain;
 		case DTC_ACT_COMMIT:
 		case DTC_ACT_DISCARD:
 			if (r->rules->silent_spec_records) {
@@ -1479,6 +1674,14 @@ next_value(dtc_reader *r, dtc_error *err)
 			/* FALLTHROUGH */
 		default:
 		plain:
+			if (rd->format != 0 && rd->action == DTC_ACT_DIFEXPR &&
+			    !r->hdr.v2) {
+				/* legacy print(): a DIFEXPR with a type */
+				if ((rc = typed_value(r, i, err)) == 1)
+					break;
+				if (rc == 2)
+					return DTC_OK;  /* the notice */
+			}
 			r->ri = i + 1;
 			if (rd->size == 0)
 				continue;   /* speculate, commit, stop, ... */
@@ -1741,11 +1944,8 @@ next_record(dtc_reader *r, dtc_error *err)
 				/* an ERROR record counts as its faulting probe */
 				p = r->rec.ep->probe;
 				if (r->rec.ep->uarg == 1 && r->rec.ep->nrecs >= 1) {
-					const dtc_eprobedesc *f = dtcp_meta_eprobe(
-					    &r->meta, (uint32_t)dtcp_ldsz(
-					    r->rec.data + r->rec.ep->recs[0].offset,
-					    r->rec.ep->recs[0].size <= 8 ?
-					    r->rec.ep->recs[0].size : 8, r->swap));
+					const dtc_eprobedesc *f = fault_eprobe(r);
+
 					p = f != NULL ? f->probe : NULL;
 				}
 				if ((s->filter == F_BEGIN_ONLY) != is_begin_probe(p))
@@ -1968,6 +2168,8 @@ read_pass(dtc_reader *r, dtc_error *err)
 		if (r->eof)
 			return DTC_OK;
 		rc = dtcp_container_next(r->cont, &it, err);
+		if (rc == DTC_OK)
+			set_position(r, it.offset + it.size);
 		if (rc == DTC_EOF) {
 			r->eof = 1;
 			return DTC_OK;
@@ -2101,37 +2303,226 @@ nomem:
 
 /* ------------------------------------------------------------ dtc_next */
 
+/* ------------------------------------------------------ selection */
+
+static void
+resolve_times(dtc_reader *r, uint64_t first)
+{
+	dtcp_select_resolve(r->sel, r->meta.clock_hrtime,
+	    r->meta.clock_walltime, first);
+}
+
+/*
+ * The earliest of the first records of the pass's buffers, where a
+ * +DURATION bound counts from: a CPU's buffer is in time order, the
+ * consuming order of the CPUs is not.  0 when the pass has no record.
+ */
+static int
+first_timestamp(dtc_reader *r, uint64_t *ts)
+{
+	dtcp_walker w;
+	dtcp_walkrec rec;
+	size_t i;
+	int found = 0;
+
+	for (i = 0; i < r->nbufs; i++) {
+		const pbuf *b = &r->bufs[i];
+
+		memset(&w, 0, sizeof(w));
+		w.meta = &r->meta;
+		w.v2 = r->hdr.v2;
+		w.swap = r->swap;
+		w.cpu = b->cpu;
+		w.source = r->source;
+		/* damage is reported when the buffer is consumed */
+		if (dtcp_walker_start(&w, b->data, b->size, b->oldest, NULL) !=
+		    DTC_FATAL && dtcp_walker_next(&w, &rec, NULL) == DTC_OK &&
+		    (!found || rec.timestamp < *ts)) {
+			*ts = rec.timestamp;
+			found = 1;
+		}
+		dtcp_walker_free(&w);
+	}
+	return found;
+}
+
+/*
+ * At the start of each pass, until done: refuse a selection the capture
+ * cannot honour and turn its times into record timestamps.  A capture's
+ * clock item comes before its first buffer (dtsnap(5)), so it is known
+ * by the first pass.  DTC_OK, or DTC_FATAL with err (DTC_E_BADOPTION and
+ * no item: the caller's request, not the capture, is at fault).
+ */
+static int
+select_prepare(dtc_reader *r, dtc_error *err)
+{
+	const dtcp_tbound *wall;
+	uint64_t first = 0;
+
+	if (r->sel->time_ready || !dtcp_select_has_time(r->sel))
+		return DTC_OK;
+	if (!r->sel_checked) {
+		wall = dtcp_select_wall_bound(r->sel);
+		if (wall != NULL && !r->meta.have_clock) {
+			dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1, -1,
+			    -1, "cannot select %s %s: wall-clock times need the "
+			    "capture's clock item, and it has none (give ns or "
+			    "+DURATION)", wall == &r->sel->since ? "since" :
+			    "until", wall->text);
+			return DTC_FATAL;
+		}
+		r->sel_checked = 1;
+	}
+	if (!dtcp_select_needs_first(r->sel))
+		resolve_times(r, 0);
+	else if (r->nbufs > 0 && first_timestamp(r, &first))
+		resolve_times(r, first);
+	return DTC_OK;
+}
+
+/* libdtrace's ERROR probe, for DTrace v2 faults (they come as items, not
+ * as records of an enabling) */
+static const dtc_probedesc error_probe = {
+	0, "dtrace", "", "", "ERROR", "dtrace:::ERROR"
+};
+
+/*
+ * The selection's verdict on the record set in r->rec.  An ERROR record
+ * is in when dtrace:::ERROR is, or the enabling that faulted.
+ */
+static int __attribute__((noinline))
+firing_selected(dtc_reader *r)
+{
+	const dtc_eprobedesc *ep = r->rec.ep, *fep;
+	dtcp_select *s = r->sel;
+
+	/* no first record was found before this one (a damaged buffer):
+	 * it is the first */
+	if (!s->time_ready && dtcp_select_has_time(s))
+		resolve_times(r, r->rec.timestamp);
+	if (!dtcp_select_where(s, r->rb->cpu, r->rec.timestamp))
+		return 0;
+	if (dtcp_select_enabling(s, ep->epid, ep->probeid, ep->probe))
+		return 1;
+	return ep->uarg == 1 && ep->nrecs >= 1 &&
+	    (fep = fault_eprobe(r)) != NULL &&
+	    dtcp_select_enabling(s, fep->epid, fep->probeid, fep->probe);
+}
+
+/* The same for a DTrace v2 fault item (no timestamp: v2 refuses times). */
+static int
+fault_selected(dtc_reader *r, const struct qdrop *d)
+{
+	const struct v2fault *f = d->fault;
+
+	if (!dtcp_select_where(r->sel, d->cpu, 0))
+		return 0;
+	return dtcp_select_enabling(r->sel, UINT32_MAX, UINT32_MAX,
+	    &error_probe) || dtcp_select_enabling(r->sel, f->stid, f->probe,
+	    dtcp_meta_probe(&r->meta, f->probe));
+}
+
 /* ------------------------------------------------------ record sets */
+
+/* What a record set leaves to the next: flow indentation, and the
+ * enabling dt_flowindent compares the next one with. */
+static inline void
+record_set_done(dtc_reader *r)
+{
+	if (r->flow == DTC_FLOW_ENTRY)
+		r->indent += 2;
+	r->last_epid = r->rec.epid;
+	r->last_prid = r->rec.ep->probeid;
+	r->last_stid = r->rec.ep->epid;
+}
+
+/*
+ * A firing the selection leaves out.  Nothing of it is delivered, but
+ * what it changes for the firings that are delivered changes as if it
+ * had been decoded (flow indentation, options set by setopt(),
+ * aggregations cleared, truncated or normalized, the exit status): a
+ * selection never changes how the selected firings print.  Its other
+ * records are not decoded; a printa() in it prints nothing and marks
+ * nothing printed, so the aggregation is printed at the end of the run.
+ * DTC_OK, or DTC_WARN for a damaged library action (err).
+ */
+static int __attribute__((noinline))
+skip_record_set(dtc_reader *r, dtc_error *err)
+{
+	const dtc_eprobedesc *ep = r->rec.ep;
+	const dtc_recdesc *rd;
+	uint32_t i;
+	int rc = DTC_OK;
+
+	r->nskipped++;
+	if (ep->uarg == 1)
+		return DTC_OK;     /* an ERROR record: a message only */
+	if (dtcp_opt_isset(&r->opts, DTCP_OPT_FLOWINDENT))
+		flowindent(r, &r->rb->w);
+	else
+		r->flow = DTC_FLOW_NONE;
+	r->ri = 0;
+	while (rc == DTC_OK && r->ri < ep->nrecs) {
+		i = r->ri;
+		rd = &ep->recs[i];
+		r->ri = i + 1;
+		if (rd->action == DTC_ACT_LIBACT) {
+			if ((rc = libact(r, i, err)) == 1) {
+				/* a setopt() refused: its message is this
+				 * firing's output */
+				r->nerrors--;
+				rc = DTC_OK;
+			}
+		} else if (rd->action == DTC_ACT_EXIT && rd->size != 0) {
+			dtcp_decode_value_fast(rd, r->rec.data + rd->offset,
+			    r->swap, &r->val);
+			if (r->val.kind == DTC_V_EXIT)
+				r->exit_status = (int)r->val.i;
+		}
+	}
+	record_set_done(r);
+	return rc;
+}
 
 /*
  * State S_NEXT_RECORD: the next record of the pass starts a record set
- * (a PROBE event, state S_RECORDS) or is an ERROR record (an ERROR event).
- * DTC_OK with r->ev ready; AGAIN when the pass is consumed (the state is
- * S_ITEMS or S_EXIT_AGGS then) or drops wait to be reported; DTC_WARN.
+ * (a PROBE event, state S_RECORDS) or is an ERROR record (an ERROR event);
+ * record sets the selection leaves out are passed over here.  DTC_OK with
+ * r->ev ready; AGAIN when the pass is consumed (the state is S_ITEMS or
+ * S_EXIT_AGGS then) or drops wait to be reported; DTC_WARN.
  */
 static inline int __attribute__((always_inline))
 start_record_set(dtc_reader *r, dtc_error *err)
 {
 	int rc;
 
-	rc = next_record(r, err);
-	if (rc == DTC_EOF) {
-		r->nbufs = 0;
-		r->began_consumed = 1;
-		/* the pass is consumed: its buffers' pages can go */
-		dtcp_container_release(r->cont);
-		r->state = r->eof && !r->have_pending ? S_EXIT_AGGS : S_ITEMS;
-		return AGAIN;
-	}
-	if (rc != DTC_OK)
-		return rc;
-	/* first: an ERROR record is read at its recdescs' offsets too */
-	if (dtcp_eprobe_is_bad(r->rec.ep)) {
-		dtcp_error_set(err, DTC_E_BADRECDESC, r->source, r->rb->item,
-		    (long long)(r->rb->file_offset + r->rec.raw_offset),
-		    r->rb->cpu, "record of enabled probe %u skipped: its "
-		    "description is inconsistent", r->rec.epid);
-		return DTC_WARN;
+	for (;;) {
+		rc = next_record(r, err);
+		if (rc == DTC_EOF) {
+			r->nbufs = 0;
+			r->began_consumed = 1;
+			/* the pass is consumed: its buffers' pages can go */
+			dtcp_container_release(r->cont);
+			r->state = r->eof && !r->have_pending ? S_EXIT_AGGS :
+			    S_ITEMS;
+			return AGAIN;
+		}
+		if (rc != DTC_OK)
+			return rc;
+		/* first: an ERROR record is read at its recdescs' offsets
+		 * too */
+		if (dtcp_eprobe_is_bad(r->rec.ep)) {
+			dtcp_error_set(err, DTC_E_BADRECDESC, r->source,
+			    r->rb->item, (long long)(r->rb->file_offset +
+			    r->rec.raw_offset), r->rb->cpu, "record of enabled "
+			    "probe %u skipped: its description is inconsistent",
+			    r->rec.epid);
+			return DTC_WARN;
+		}
+		if (r->sel == NULL || firing_selected(r))
+			break;
+		if ((rc = skip_record_set(r, err)) != DTC_OK)
+			return rc;
 	}
 	if (r->rec.ep->uarg == 1)
 		return error_event(r, err);
@@ -2154,11 +2545,7 @@ end_record_set(dtc_reader *r)
 	 * changes the newline */
 	record_event(r, DTC_EV_PROBE_END);
 	r->ev.flowindent = r->rec_flow;
-	if (r->flow == DTC_FLOW_ENTRY)
-		r->indent += 2;
-	r->last_epid = r->rec.epid;
-	r->last_prid = r->rec.ep->probeid;
-	r->last_stid = r->rec.ep->epid;
+	record_set_done(r);
 	r->state = S_NEXT_RECORD;
 }
 
@@ -2190,6 +2577,8 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 	dtcp_item it;
 	int rc;
 
+	/* each call says what it skipped: not what an earlier one did */
+	dtc_error_clear(err);
 	*evp = NULL;
 	if (r->dead)
 		return r->last_rc;
@@ -2208,8 +2597,17 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			}
 			if (rc != DTC_OK)
 				return finish(r, rc == DTC_WARN ? DTC_FATAL : rc);
+			set_position(r, it.offset + it.size);
 			if ((rc = read_header(r, &it, err)) != DTC_OK)
 				return finish(r, rc);
+			if (r->sel != NULL && r->hdr.v2 &&
+			    dtcp_select_has_time(r->sel)) {
+				dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1,
+				    -1, -1, "cannot select by time (since, "
+				    "until): the records of a dtrace-v2 capture "
+				    "carry no timestamps");
+				return finish(r, DTC_FATAL);
+			}
 			r->state = S_ITEMS;
 			clear_event(r, DTC_EV_BEGIN);
 			r->ev.header = &r->hdr;
@@ -2241,6 +2639,9 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			continue;
 
 		case S_PASS_START:
+			if (r->sel != NULL &&
+			    (rc = select_prepare(r, err)) != DTC_OK)
+				return finish(r, rc);
 			if (plan_pass(r) != 0) {
 				dtcp_error_set(err, DTC_E_NOMEM, r->source, -1,
 				    -1, -1, "out of memory");
@@ -2273,6 +2674,11 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 		case S_EXIT_AGGS: {
 			const dtc_aggprint *ap = NULL;
 
+			/* a capture without records refuses what it cannot
+			 * honour as well */
+			if (r->sel != NULL && !r->sel_checked &&
+			    (rc = select_prepare(r, err)) != DTC_OK)
+				return finish(r, rc);
 			if (!(r->flags & DTC_OPEN_NOAGGEXIT))
 				ap = dtcp_agg_exit_next(r->agg, r,
 				    &r->exit_cursor);
@@ -2293,6 +2699,7 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			r->ev.nrecords = r->nrecords;
 			r->ev.ndrops = r->ndrops;
 			r->ev.nerrors = r->nerrors;
+			r->ev.count = r->nskipped;
 			r->state = S_DONE;
 			*evp = &r->ev;
 			return DTC_OK;
@@ -2359,14 +2766,20 @@ consume_record_sets(dtc_reader *r, const dtc_handler *h, void *arg,
 	return AGAIN;
 }
 
-/* The same events as dtc_next, pushed. */
+/*
+ * The same events as dtc_next, pushed.  At the end, DTC_WARN when
+ * anything was skipped (a warning was delivered) or the capture was cut
+ * short (no end item): a caller that only looks at the return value must
+ * not take a damaged capture for a whole one.
+ */
 int
 dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 {
 	const dtc_event *ev;
 	dtc_error local;
-	int rc, cb;
+	int rc, cb, warned = 0;
 
+	dtc_error_clear(err);
 	dtc_error_clear(&local);
 	for (;;) {
 		if (local.code != DTC_E_NONE)
@@ -2385,8 +2798,9 @@ dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 			rc = dtc_next(r, &ev, &local);
 		}
 		if (rc == DTC_EOF)
-			return DTC_OK;
+			return warned || !r->saw_end ? DTC_WARN : DTC_OK;
 		if (rc == DTC_WARN || rc == DTC_FATAL) {
+			warned = 1;
 			if (h->warn != NULL && (cb = h->warn(&local, arg)) != 0)
 				return cb;
 			if (err != NULL && err->code == DTC_E_NONE)

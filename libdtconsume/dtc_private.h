@@ -23,7 +23,9 @@
 #define DTCP_MAX_RECS      65536        /* recdescs in one eprobe/agg */
 #define DTCP_MAX_RECSIZE   (1u << 28)   /* one record / one buffer entry */
 #define DTCP_MAX_NODES     (1u << 26)   /* CBOR nodes in one item */
-#define DTCP_MAX_DEPTH     64           /* CBOR nesting */
+#define DTCP_MAX_DEPTH     64           /* CBOR nesting decoded into nodes */
+#define DTCP_MAX_SKIP_DEPTH 65536       /* CBOR nesting read past (deeper:
+                                           the item is skipped) */
 #define DTCP_MAX_ITEM      ((size_t)1 << 32) /* one container item */
 
 /* ------------------------------------------------------------------ */
@@ -115,7 +117,10 @@ enum dtcp_ntype {
 	DTCP_N_NULL,
 	DTCP_N_UNDEF,
 	DTCP_N_FLOAT,      /* f */
-	DTCP_N_TAG         /* u = tag; one subtree follows */
+	DTCP_N_TAG,        /* u = tag; one subtree follows */
+	DTCP_N_SIMPLE,     /* u = an unassigned simple value (0-19, 32-255) */
+	DTCP_N_SKIPPED     /* a value nested past DTCP_MAX_DEPTH, read past
+	                      whole: len bytes at offset, no children */
 };
 
 /* One CBOR data item header, in preorder. */
@@ -131,7 +136,7 @@ typedef struct dtcp_node {
 } dtcp_node;
 
 /* One container item (a top-level CBOR map). Valid until the next
- * dtcp_container_next(), unless the container is stable (mmap/memory). */
+ * dtcp_container_next(), unless the container is stable (memory). */
 typedef struct dtcp_item {
 	long long index;     /* 0 = the header */
 	size_t offset;       /* byte offset of the item in the file */
@@ -143,7 +148,9 @@ typedef struct dtcp_item {
 
 typedef struct dtcp_container dtcp_container;
 
-/* source: name for messages. The memory variant uses buf in place. */
+/* source: name for messages. The memory variant uses buf in place.
+ * Files are read (never mapped) up to the size they have at open; a file
+ * that shrinks meanwhile is "capture truncated while reading at byte N". */
 dtcp_container *dtcp_container_open_file(const char *path, dtc_error *err);
 dtcp_container *dtcp_container_open_fd(int fd, const char *name,
     dtc_error *err);
@@ -151,16 +158,20 @@ dtcp_container *dtcp_container_open_memory(const void *buf, size_t len,
     const char *name, dtc_error *err);
 void dtcp_container_close(dtcp_container *c);
 const char *dtcp_container_source(const dtcp_container *c);
-/* 1 when item bytes stay valid until close (mmap or memory input). */
+/* 1 when item bytes stay valid until close (memory input only). */
 int dtcp_container_stable(const dtcp_container *c);
-/* Nothing of the items before the last one returned is needed any more
- * (their bytes stay readable): a mapped file gives back their pages. */
+/* Nothing of the items before the last one returned is needed any more.
+ * (Nothing to give back since files are read, not mapped.) */
 void dtcp_container_release(dtcp_container *c);
 /*
  * Next item. DTC_OK with *item filled; DTC_EOF at a clean end; DTC_WARN
- * for an item skipped (not a map, no "t", ...: err says which, call again);
- * DTC_FATAL for a truncated last item ("capture cut short at byte N") or
- * undecodable bytes (nothing after them can be found).
+ * with err for damage, then call again: an item skipped (no "t", a copy,
+ * ...), bytes skipped to the next item found (dtsnap(5) DAMAGE AND
+ * RESYNCHRONIZATION: "...; sync lost at byte S, found again at byte T"),
+ * or, right after the item it concerns, an item read despite damage (a
+ * head that ran into the next item, values no key holds).  DTC_FATAL for
+ * a truncated last item ("capture cut short at byte N"), a file that
+ * shrank while read, a header that is not one, I/O and memory errors.
  */
 int dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err);
 
@@ -209,7 +220,7 @@ enum dtcp_opt {
 	DTCP_OPT_AGGZOOM, DTCP_OPT_DROPTAGS, DTCP_OPT_BUFPOLICY,
 	DTCP_OPT_STACKFRAMES, DTCP_OPT_USTACKFRAMES, DTCP_OPT_JSTACKFRAMES,
 	DTCP_OPT_JSTACKSTRSIZE, DTCP_OPT_ENCODING, DTCP_OPT_DESTRUCTIVE,
-	DTCP_OPT_TESTING,
+	DTCP_OPT_TESTING, DTCP_OPT_PRINTSIZE,
 	DTCP_OPT_COUNT
 };
 
@@ -307,7 +318,24 @@ typedef struct dtcp_meta {
 	/* DTrace v2 captures (v2.c) */
 	int v2;
 	dtcp_idmap stmts;     /* statement id -> dtcp_v2stmt */
+	/* print()'s types: ctf items by module (ctf.c) */
+	struct dtcp_ctftab *ctf;
 } dtcp_meta;
+
+/* ctf.c: the capture's CTF (ctf items) and print()'s types */
+int dtcp_ctf_add_item(dtcp_meta *m, const dtcp_container *c,
+    const dtcp_item *it, dtc_error *err);
+/* The type a print() record names: module and id as the record gives
+ * them.  NULL when the capture has no such type or this build has no
+ * libctf; *why then says which (a static string). */
+const dtc_ctype *dtcp_ctf_type(dtcp_meta *m, const char *module,
+    uint64_t id, const char **why);
+void dtcp_ctf_free(dtcp_meta *m);
+/* For dtsnap info: the i-th ctf item in file order (-1 past the end):
+ * its module, size in bytes and id pairs (ids NULL: the same ids; then
+ * *npairs is 0). */
+int dtcp_ctf_item_info(const dtcp_meta *m, size_t i, const char **module,
+    size_t *bytes, const uint64_t **ids, size_t *npairs);
 
 /* Load one metadata item (probe, eprobe, agg, format, ksyms, proc, clock)
  * into the tables. DTC_OK; DTC_EOF when the kind is not metadata;
@@ -433,7 +461,7 @@ void dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data,
 
 /* dtcp_value_init sets each field by name: a new last field of dtc_value
  * must be added there too. */
-_Static_assert(offsetof(dtc_value, agg) + sizeof(const dtc_aggprint *) ==
+_Static_assert(offsetof(dtc_value, ctype) + sizeof(const dtc_ctype *) ==
     sizeof(dtc_value), "dtcp_value_init must set every dtc_value field");
 
 /*
@@ -464,6 +492,7 @@ dtcp_value_init(dtc_value *v, uint16_t kind, const dtc_recdesc *rd,
 	v->nargs = 0;
 	v->args = NULL;
 	v->agg = NULL;
+	v->ctype = NULL;
 }
 
 /* An integer value: a record of 1, 2, 4 or 8 bytes, sign-extended in i. */

@@ -73,8 +73,11 @@ enum dtc_errcode {
 
 /*
  * The caller owns this struct (usually on its stack).  Every function takes
- * NULL for it.  The first error wins: later errors do not overwrite it until
- * dtc_error_clear().  Fields that do not apply are -1.
+ * NULL for it.  Within a call the first error wins.  dtc_open_*, dtc_next,
+ * dtc_consume, dtc_set_option, dtc_select, dtc_writer_new and
+ * dtc_aggmerge_new/add clear it first, so what it holds after one of them
+ * is that call's; the writer's other calls keep the first error of a
+ * sequence.  Fields that do not apply are -1.
  */
 typedef struct dtc_error {
 	int code;            /* enum dtc_errcode */
@@ -85,6 +88,9 @@ typedef struct dtc_error {
 	char text[200];      /* lower case, no trailing period */
 } dtc_error;
 
+/* A cleared error for a declaration: dtc_error err = DTC_ERROR_INIT;
+ * (the entry points also clear the error they are given). */
+#define DTC_ERROR_INIT { 0, -1, -1, -1, "", "" }
 void dtc_error_clear(dtc_error *err);
 const char *dtc_strerror(int code);
 /* "file: item 12 (buf, cpu 3), offset 0x1a2c: record overruns buffer" */
@@ -216,7 +222,9 @@ enum dtc_vkind {
 	DTC_V_PRINTA = 12,  /* printa: the aggregation printing of that moment */
 	DTC_V_EXIT = 13,    /* exit(): i = status */
 	DTC_V_PRINTM = 14,  /* FreeBSD printm(): bytes */
-	DTC_V_OTHER = 15    /* a record the decoder shows as raw bytes (e.g. printt) */
+	DTC_V_OTHER = 15,   /* a record the decoder shows as raw bytes (e.g. printt) */
+	DTC_V_TYPED = 16    /* print(): bytes with a C type from the capture's
+	                     * CTF; see dtc_typed_render() and dtc_typed_walk() */
 };
 
 typedef struct dtc_aggprint dtc_aggprint;
@@ -242,10 +250,82 @@ typedef struct dtc_value {
 	uint32_t nargs;
 	const struct dtc_value *args; /* printf arguments, in order */
 	const dtc_aggprint *agg;     /* PRINTA */
+	/* TYPED: the C type (data/size: the value's bytes; addr: the address
+	 * print() was given, 0 when the flavor records none) */
+	const struct dtc_ctype *ctype;
 } dtc_value;
+
+/* ------------------------------------------------------------------ */
+/* Typed values: print() with the capture's CTF (needs GNU libctf)     */
+/* ------------------------------------------------------------------ */
+
+typedef struct dtc_ctype dtc_ctype;
+/* "struct point", "int [4]"; the module the type comes from ("D",
+ * "vmlinux", "genunix") */
+const char *dtc_ctype_name(const dtc_ctype *t);
+const char *dtc_ctype_module(const dtc_ctype *t);
+
+enum dtc_tkind {
+	DTC_T_INT = 1,      /* integer, char, bool: u/i (is_signed says which) */
+	DTC_T_FLOAT = 2,    /* f */
+	DTC_T_POINTER = 3,  /* u */
+	DTC_T_ENUM = 4,     /* i, and enumerator when the value has a name */
+	DTC_T_STRUCT = 5,   /* opens a struct: its members follow, then END */
+	DTC_T_UNION = 6,    /* opens a union */
+	DTC_T_ARRAY = 7,    /* opens an array: its elements follow, then END */
+	DTC_T_END = 8,      /* closes the STRUCT/UNION/ARRAY of the same depth */
+	DTC_T_OTHER = 9     /* a type with no value to show (function, void) */
+};
+
+/* A typed walk goes no deeper than this (depth 0 is the value). */
+#define DTC_TYPED_MAXDEPTH 64
+
+/* One node of a typed value, in layout order. */
+typedef struct dtc_tnode {
+	int kind;               /* enum dtc_tkind */
+	int depth;              /* 0: the value itself */
+	const char *name;       /* member name; NULL for the top and for array
+	                         * elements; "" for an anonymous member */
+	const char *type;       /* C type name as the CTF names it */
+	uint64_t index;         /* array element: its index */
+	uint64_t nelems;        /* ARRAY: number of elements */
+	int is_signed;
+	uint64_t u;             /* INT, POINTER, ENUM: zero-extended */
+	int64_t i;              /* INT, ENUM: sign-extended */
+	double f;               /* FLOAT */
+	const char *enumerator; /* ENUM: the value's name, NULL when none */
+	int is_char;            /* INT: a char (8-bit CTF_INT_CHAR) */
+	const uint8_t *data;    /* the node's bytes in the record (NULL when the
+	                         * record ends before the node: truncated) */
+	size_t size;            /* bytes of the node (0 for a bit-field) */
+	uint32_t bit_offset;    /* from the start of the value */
+	uint32_t bits;          /* width of a bit-field or scalar */
+	int truncated;          /* the record ends inside or before this node */
+} dtc_tnode;
 
 /* Frame i of a STACK/USTACK value (0 ends the stack). */
 uint64_t dtc_value_pc(const dtc_value *v, uint32_t i);
+
+/*
+ * DTC_V_BYTES means "a string or raw bytes" to dtrace(1); these say
+ * which, by libdtrace's rule: printable text ended by a NUL with only NULs
+ * after it (or printable text filling the record) is a string of *len
+ * bytes (1); anything else is bytes (0).  The structured outputs show
+ * values by it.
+ */
+int dtc_value_string(const dtc_value *v, size_t *len);
+int dtc_bytes_string(const void *p, size_t n, size_t *len);
+
+/*
+ * A TYPED value as dtrace(1) prints print() in the capture's flavor
+ * (appended to out), and a walk of its nodes for structured output.
+ * Both return DTC_OK, or DTC_FAILED with err set when the type cannot be
+ * shown (err says why; the caller then shows the raw bytes).
+ */
+int dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
+    dtc_error *err);
+int dtc_typed_walk(const dtc_reader *r, const dtc_value *v,
+    int (*fn)(const dtc_tnode *n, void *arg), void *arg, dtc_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Aggregations as printed                                             */
@@ -412,15 +492,19 @@ void dtc_close(dtc_reader *r);
 
 /*
  * Override an option recorded in the capture (names as dtrace -x): quiet,
- * flowindent, strsize, temporal, aggsortkey, aggsortrev, aggsortpos,
+ * flowindent, temporal, aggsortkey, aggsortrev, aggsortpos,
  * aggsortkeypos, stackindent, rawbytes, aggpack, agghist, aggzoom, droptags,
  * encoding ...  value NULL means "set" (as -x name).  Call before dtc_next.
  */
 int dtc_set_option(dtc_reader *r, const char *name, const char *value,
     dtc_error *err);
-/* Current value of an integer option; DTC_OPT_UNSET (-2) when not set. */
+/* Current value of an integer option; DTC_OPT_UNSET (-2) when not set.
+ * A flag that is on reads 0 here, as in libdtrace: ask dtc_option_isset. */
 #define DTC_OPT_UNSET (-2)
 int64_t dtc_get_option(const dtc_reader *r, const char *name);
+/* 1 when the option is set now (quiet, flowindent, ... or a value given),
+ * 0 when it is not, -1 when name is not an option. */
+int dtc_option_isset(const dtc_reader *r, const char *name);
 /* Current value of a string option, or NULL. */
 const char *dtc_get_option_string(const dtc_reader *r, const char *name);
 
@@ -448,6 +532,31 @@ int dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err);
 const dtc_header *dtc_reader_header(const dtc_reader *r);
 
 /*
+ * Record selection (dtconsume --probe, --cpu, --since, --until, --epid):
+ * what is "probe" (a provider:module:function:name glob, dtrace's rules:
+ * fewer fields match from the right; repeatable: any matches), "cpu" or
+ * "epid" (a list: "0,2-3"; repeatable; in a dtrace-v2 capture the EPID is
+ * the statement id), "since" or "until" (inclusive: ns of the record
+ * timestamps, "+1.5s" after the first record, or "2026-11-25T16:00:00Z"
+ * through the clock item; libdtconsume(3)).  A firing must meet every
+ * criterion given.  Firings (ERROR ones too) outside it are not
+ * delivered, but their setopt(), clear(), trunc(), normalize() and exit()
+ * still apply; aggregations are not filtered.  The END event's count is
+ * the number of firings left out.  Before the first event; DTC_FAILED
+ * with err for a bad value; a capture that cannot honour a time (no
+ * clock item, a dtrace-v2 capture) makes the reader DTC_FATAL with
+ * DTC_E_BADOPTION and item -1.  dtc_set_option "cpu" selects that CPU.
+ */
+int dtc_select(dtc_reader *r, const char *what, const char *value,
+    dtc_error *err);
+/* Bytes of the capture read so far (for a progress display). */
+uint64_t dtc_reader_position(const dtc_reader *r);
+/* 1 when an option (a dtrace -x name) changes what this library decodes
+ * or prints, 0 when it is accepted but means nothing offline (bufsize,
+ * strsize, ...), -1 when it is not an option. */
+int dtc_option_effective(const char *name);
+
+/*
  * Aggregations of several captures merged (dtconsume --merge-aggs): add
  * each reader after its last event (open them with DTC_OPEN_NOAGGEXIT),
  * then pull the merged end-of-run printing as DTC_EV_AGG events until
@@ -464,6 +573,95 @@ void dtc_aggmerge_free(dtc_aggmerge *m);
  * item; 0 (and *wall untouched) when the capture has none. */
 int dtc_reader_walltime(const dtc_reader *r, uint64_t hrtime, uint64_t *wall);
 const char *dtc_reader_source(const dtc_reader *r);
+
+/* ------------------------------------------------------------------ */
+/* Batches: the records of a capture as columns (libdtconsume(3))     */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A batch reader walks the principal buffers as dtc_next does, in the
+ * same order, but appends each record set to the table of its enabled
+ * probe (a DTrace v2 probe and statement) instead of making events: a
+ * row (index, timestamp, CPU, pass) and, for statements of plain data
+ * (trace() values, printf() arguments, exit(); library actions such as
+ * clear() or setopt() show no value and are passed over), one value per
+ * column.  Statements with other records (printa, stacks, print() ...)
+ * and the ERROR enabling give rows without columns: take those record
+ * sets from dtc_next, by index.  Aggregations, drops and notices are not
+ * in batches.
+ */
+typedef struct dtc_batch dtc_batch;
+
+enum dtc_colkind {
+	DTC_COL_INT = 1,     /* i: one int64 a row */
+	DTC_COL_BYTES = 2    /* off/bytes/isstr: a string or raw bytes a row */
+};
+
+/* One record of a statement, as a column of nrows values. */
+typedef struct dtc_column {
+	int kind;               /* enum dtc_colkind */
+	uint32_t recindex;      /* the record: ep->recs[recindex] */
+	const dtc_recdesc *rd;
+	uint16_t action;        /* DTC_ACT_DIFEXPR (trace), DTC_ACT_PRINTF (a
+	                         * printf argument) or DTC_ACT_EXIT */
+	uint32_t size;          /* bytes of the record */
+	const dtc_format *fmt;  /* printf argument: the printf's format */
+	uint32_t argindex;      /* printf argument: which (0 is the first) */
+	/* INT: the value as dtrace(1) and dt2json show it: records of 1 and
+	 * 2 bytes unsigned, 4 and 8 bytes signed (an 8-byte value read as
+	 * uint64_t is the same bits); exit(): the status */
+	const int64_t *i;
+	/* BYTES: row k is bytes[off[k] .. off[k+1]); isstr[k] 1 when it is
+	 * a string as dtrace prints one (the text, without its NUL padding),
+	 * 0 for raw record bytes (all of them) */
+	const uint64_t *off;
+	const uint8_t *isstr;
+	const uint8_t *bytes;
+	size_t nbytes;
+} dtc_column;
+
+/* The rows of one enabled probe in a batch. */
+typedef struct dtc_table {
+	const dtc_eprobedesc *ep;   /* the enabled probe; its epid is the
+	                             * statement id in DTrace v2 */
+	const dtc_probedesc *probe; /* NULL when the probe is unknown */
+	int data;                   /* 1: data columns; 0: rows only */
+	size_t nrows;
+	/* index: the record set's place among all record sets of the
+	 * capture (0 first), counted as dtc_next counts its PROBE events and
+	 * the ERROR events of ERROR-enabling records: sorting the rows of
+	 * every table by index gives dtc_next's order */
+	const uint64_t *index;
+	const uint64_t *timestamp;  /* 0 in DTrace v2 (records carry none) */
+	const int32_t *cpu;
+	const uint32_t *pass;
+	uint32_t ncols;
+	const dtc_column *cols;     /* in record order */
+} dtc_table;
+
+dtc_batch *dtc_batch_open_file(const char *path, unsigned flags,
+    dtc_error *err);
+dtc_batch *dtc_batch_open_fd(int fd, const char *name, unsigned flags,
+    dtc_error *err);
+dtc_batch *dtc_batch_open_memory(const void *buf, size_t len,
+    const char *name, unsigned flags, dtc_error *err);
+/*
+ * The next batch: at most max_rows record sets (0: no limit), stopping
+ * early at a warning.  DTC_OK: rows are ready; DTC_WARN: err says what
+ * was skipped, the rows decoded before it are ready, call again;
+ * DTC_EOF: no more rows; DTC_FATAL: the reader is dead (rows before it
+ * are ready).  Tables, columns and their arrays stay valid until the
+ * next call.
+ */
+int dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err);
+size_t dtc_batch_nrows(const dtc_batch *b);      /* rows of this batch */
+size_t dtc_batch_ntables(const dtc_batch *b);    /* tables with rows */
+/* Table i of this batch (in the order of their first rows), or NULL. */
+const dtc_table *dtc_batch_table(const dtc_batch *b, size_t i);
+/* The capture's header once the first batch was asked for, else NULL. */
+const dtc_header *dtc_batch_header(const dtc_batch *b);
+const char *dtc_batch_source(const dtc_batch *b);
+void dtc_batch_close(dtc_batch *b);
 
 /* ------------------------------------------------------------------ */
 /* Formatting helpers shared by every output format                    */
@@ -647,6 +845,14 @@ int dtc_writer_add_fault(dtc_writer *w, const dtc_writer_fault *f,
  * or SIGTERM): dtrace(1) prints a newline here, at the top of its next
  * consume pass.  Either flavor. */
 int dtc_writer_add_interrupt(dtc_writer *w, uint32_t pass, dtc_error *err);
+
+/* The C types print() records of one module are shown by: a CTF
+ * dictionary (GNU libctf's ctf_write_mem output) and, when its ids are
+ * not the ones the records give, npairs pairs (record's id, dictionary's
+ * id) in ids (NULL: the same ids).  Either flavor; before the first
+ * record that needs it. */
+int dtc_writer_add_ctf(dtc_writer *w, const char *module, const void *data,
+    size_t size, const uint64_t *ids, size_t npairs, dtc_error *err);
 
 /* Writes the end item (a clean close) and frees w. */
 int dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err);

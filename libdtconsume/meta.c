@@ -781,6 +781,8 @@ dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
 		return load_ksyms(&x, map);
 	if (strcmp(it->kind, "proc") == 0)
 		return load_proc(&x, map);
+	if (strcmp(it->kind, "ctf") == 0)
+		return dtcp_ctf_add_item(m, c, it, err);
 	if (strcmp(it->kind, "clock") == 0)
 		return load_clock(&x, map);
 	if (m->v2)
@@ -869,6 +871,7 @@ void
 dtcp_meta_free(dtcp_meta *m)
 {
 	dtcp_v2_free(m);
+	dtcp_ctf_free(m);
 	free_format(&m->formats);
 	dtcp_idmap_free(&m->probes);
 	dtcp_idmap_free(&m->eprobes);

@@ -89,7 +89,9 @@ static const struct option {
 	{ "sysslice", CT, P_ANY, -1 }, { "useruid", CT, P_ANY, -1 },
 	{ "lockmem", RT, P_ANY, -1 }, { "maxframes", RT, P_ANY, -1 },
 	{ "noresolve", RT, P_ANY, -1 }, { "pcapsize", RT, P_ANY, -1 },
-	{ "preallocate", RT, P_ANY, -1 }, { "printsize", RT, P_ANY, -1 },
+	{ "preallocate", RT, P_ANY, -1 },
+	/* dynamic: print()'s bytes (ctf.c applies dtrace-utils' rules) */
+	{ "printsize", DRT, P_SIZE, DTCP_OPT_PRINTSIZE },
 	{ "quietresize", RT, P_ANY, -1 }, { "scratchsize", RT, P_ANY, -1 },
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
@@ -116,6 +118,32 @@ find(const char *name)
 		    strcmp(options[i].name, name) == 0)
 			return &options[i];
 	return NULL;
+}
+
+/*
+ * The options that change what this library decodes or prints.  The
+ * others are accepted as dtrace accepts them, so that a command line or
+ * a capture made for dtrace works, and shape only the tracing: strsize,
+ * for one, sized the string records when the program was compiled, and
+ * libdtrace prints a string up to its record's size whatever strsize
+ * says when it prints (dt_consume.c, dt_printf.c: illumos and
+ * dtrace-utils alike).  cpu selects firings (dtc_set_option).
+ */
+int
+dtc_option_effective(const char *name)
+{
+	static const char *const effective[] = { "quiet", "flowindent",
+	    "temporal", "stackindent", "rawbytes", "aggsortkey", "aggsortrev",
+	    "aggsortpos", "aggsortkeypos", "aggpack", "agghist", "aggzoom",
+	    "droptags", "encoding", "printsize", "cpu" };
+	size_t i;
+
+	if (name == NULL || find(name) == NULL)
+		return -1;
+	for (i = 0; i < sizeof(effective) / sizeof(effective[0]); i++)
+		if (strcmp(name, effective[i]) == 0)
+			return 1;
+	return 0;
 }
 
 int

@@ -31,7 +31,7 @@
 #define DTCP_FORMAT_MINOR 0
 #endif
 #ifndef DTCP_FORMAT_MINOR_V2
-#define DTCP_FORMAT_MINOR_V2 1
+#define DTCP_FORMAT_MINOR_V2 2   /* 1.1 + the ctf item */
 #endif
 
 /* byte strings up to this size are copied into the item buffer */
@@ -372,6 +372,7 @@ dtc_writer_new(FILE *out, const dtc_writer_header *h, dtc_error *err)
 	dtc_writer *w;
 	char producer[64];
 
+	dtc_error_clear(err);
 	if (out == NULL || h == NULL) {
 		misuse(NULL, err, "dtc_writer_new needs an output stream and "
 		    "a header");
@@ -897,6 +898,29 @@ dtc_writer_add_fault(dtc_writer *w, const dtc_writer_fault *f,
 	e_key_int(w, "fault", f->fault);
 	e_key_uint(w, "addr", f->addr);
 	e_key_text(w, "msg", f->msg != NULL ? f->msg : "");
+	return finish(w, err);
+}
+
+int
+dtc_writer_add_ctf(dtc_writer *w, const char *module, const void *data,
+    size_t size, const uint64_t *ids, size_t npairs, dtc_error *err)
+{
+	size_t i;
+	int rc;
+
+	if (module == NULL || module[0] == '\0' || (data == NULL && size > 0))
+		return misuse(w, err, "ctf item without a module or data");
+	if ((rc = begin(w, "ctf", ids != NULL ? 3 : 2, err)) != DTC_OK)
+		return rc;
+	e_key_text(w, "module", module);
+	e_text(w, "data");
+	e_bytes(w, data, size, err);
+	if (ids != NULL) {
+		e_text(w, "ids");
+		e_array(w, 2 * npairs);
+		for (i = 0; i < 2 * npairs; i++)
+			e_uint(w, ids[i]);
+	}
 	return finish(w, err);
 }
 

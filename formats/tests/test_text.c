@@ -209,6 +209,25 @@ dtc_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr, dtc_buf *out)
 		dtc_buf_printf(out, "0x%" PRIx64, addr);
 }
 
+/* print()'s types: the text the library renders, or NULL for a type it
+ * cannot show */
+struct dtc_ctype {
+	const char *text;
+};
+
+int
+dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
+    dtc_error *err)
+{
+	(void)r;
+	if (v->ctype->text == NULL) {
+		err->code = DTC_E_NOTSUP;
+		return DTC_FAILED;
+	}
+	return dtc_buf_append(out, v->ctype->text, strlen(v->ctype->text)) ==
+	    0 ? DTC_OK : DTC_FAILED;
+}
+
 int
 dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
     dtc_error *err)
@@ -967,6 +986,49 @@ START_TEST(test_trace_struct)
 	CHECK_OUT("                   FUNCTION:NAME\n" P
 	    HDR "         0: 34 12 00 00 00 00 00 00 76 98 00 00"
 	    "              4.......v...\n\n\n", "");
+}
+END_TEST
+
+/* print(): the library's text as it is, nothing around it (dt_print_type
+ * and dtrace_print print it all; the record loop adds nothing) */
+START_TEST(test_print_typed)
+{
+	static const uint8_t st[12] = { 0x34, 0x12, 0, 0, 0, 0, 0, 0,
+	    0x76, 0x98, 0, 0 };
+	struct dtc_ctype t = { "0x1000 = *\n    (struct s) {\n    }\n" };
+	dtc_value a = v_bytes(DTC_V_TYPED, st, 12);
+
+	a.ctype = &t;
+	h_open(0);
+	H.quiet = 1;
+	begin();
+	probe();
+	rec(&a);
+	probe_end();
+	end();
+	CHECK_OUT("0x1000 = *\n    (struct s) {\n    }\n\n", "");
+}
+END_TEST
+
+/* print() of a type the library cannot show: the bytes, as trace() of
+ * the record would show them (quiet, actions/trace/tst.struct's dump) */
+START_TEST(test_print_untyped_fallback)
+{
+	static const uint8_t st[12] = { 0x34, 0x12, 0, 0, 0, 0, 0, 0,
+	    0x76, 0x98, 0, 0 };
+	struct dtc_ctype t = { NULL };
+	dtc_value a = v_bytes(DTC_V_TYPED, st, 12);
+
+	a.ctype = &t;
+	h_open(0);
+	H.quiet = 1;
+	begin();
+	probe();
+	rec(&a);
+	probe_end();
+	end();
+	CHECK_OUT(HDR "         0: 34 12 00 00 00 00 00 00 76 98 00 00"
+	    "              4.......v...\n\n", "");
 }
 END_TEST
 
@@ -2061,11 +2123,12 @@ START_TEST(test_registry)
 	    &dtc_fmt_json_freebsd);
 	ck_assert_ptr_eq(dtc_emitter_find("none"), &dtc_fmt_null);
 	ck_assert_ptr_eq(dtc_emitter_find("null"), &dtc_fmt_null);
+	ck_assert_ptr_eq(dtc_emitter_find("folded"), &dtc_fmt_folded);
 	ck_assert_ptr_null(dtc_emitter_find("xml"));
 	ck_assert_ptr_null(dtc_emitter_find(NULL));
 	for (n = 0; l[n] != NULL; n++)
 		ck_assert_ptr_nonnull(l[n]->name);
-	ck_assert_int_eq(n, 5);
+	ck_assert_int_eq(n, 6);
 }
 END_TEST
 
@@ -2141,6 +2204,8 @@ suite(void)
 	tcase_add_test(t, test_drop_error_notice);
 	tcase_add_test(t, test_null_writes_totals);
 	tcase_add_test(t, test_registry);
+	tcase_add_test(t, test_print_typed);
+	tcase_add_test(t, test_print_untyped_fallback);
 	suite_add_tcase(s, t);
 	return s;
 }
