@@ -1603,7 +1603,10 @@ json_node(FILE *f, const dtcp_node *n, const char **why)
 		fputc('}', f);
 		return c;
 	}
-	*why = n->type == DTCP_N_TAG ? "a CBOR tag" : "an undefined value";
+	*why = n->type == DTCP_N_TAG ? "a CBOR tag" :
+	    n->type == DTCP_N_SIMPLE ? "a CBOR simple value" :
+	    n->type == DTCP_N_SKIPPED ? "a value nested too deep" :
+	    "an undefined value";
 	return NULL;
 }
 
@@ -1816,12 +1819,35 @@ put_duration(FILE *f, uint64_t ns)
 		fprintf(f, "%" PRIu64 " ns", ns);
 }
 
+/*
+ * Capture text (names, options, the producer) as info prints it: control
+ * characters as \xNN, so that a hostile capture cannot move the cursor or
+ * recolour the terminal of whoever inspects it.  Into buf (cut to fit).
+ */
+static const char *
+esc(char *buf, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s != '\0' && n + 5 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f)
+			n += (size_t)snprintf(buf + n, len - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 /* hrtime -> UTC through the clock item (hrtime/walltime pair). */
 static void
 put_wall(FILE *f, const dtcp_meta *m, uint64_t hr)
 {
-	int64_t wall = (int64_t)m->clock_walltime + (int64_t)(hr -
-	    m->clock_hrtime);
+	/* modulo 2^64, as the kernel's counters wrap: a capture may pair
+	 * any two values, and signed overflow is undefined */
+	int64_t wall = (int64_t)(m->clock_walltime + (hr - m->clock_hrtime));
 	time_t sec = (time_t)(wall / 1000000000);
 	long ns = (long)(wall % 1000000000);
 	struct tm tm;
@@ -1836,6 +1862,8 @@ put_wall(FILE *f, const dtcp_meta *m, uint64_t hr)
 	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
 	fprintf(f, "%s.%09ld UTC", buf, ns);
 }
+
+static void info_types(snap *s, FILE *f);
 
 static void
 info_tables(snap *s, FILE *f)
@@ -1852,9 +1880,14 @@ info_tables(snap *s, FILE *f)
 		fprintf(f, "\n%5s %10s %17s %33s %s\n", "ID", "PROVIDER",
 		    "MODULE", "FUNCTION", "NAME");
 		for (i = 0; i < n; i++) {
+			char e1[256], e2[256], e3[256], e4[256];
+
 			p = dtcp_meta_probe(&s->meta, ids[i]);
-			fprintf(f, "%5u %10s %17s %33s %s\n", p->id, p->provider,
-			    p->module, p->function, p->name);
+			fprintf(f, "%5u %10s %17s %33s %s\n", p->id,
+			    esc(e1, sizeof(e1), p->provider),
+			    esc(e2, sizeof(e2), p->module),
+			    esc(e3, sizeof(e3), p->function),
+			    esc(e4, sizeof(e4), p->name));
 		}
 	}
 	free(ids);
@@ -1865,10 +1898,15 @@ info_tables(snap *s, FILE *f)
 			ep = dtcp_meta_eprobe(&s->meta, ids[i]);
 			fprintf(f, "%5u %5u %6u %5u ", ep->epid, ep->probeid,
 			    ep->size, ep->nrecs);
-			if (ep->probe != NULL)
-				fprintf(f, "%s:%s:%s:%s", ep->probe->provider,
-				    ep->probe->module, ep->probe->function,
-				    ep->probe->name);
+			if (ep->probe != NULL) {
+				char e1[256], e2[256], e3[256], e4[256];
+
+				fprintf(f, "%s:%s:%s:%s",
+				    esc(e1, sizeof(e1), ep->probe->provider),
+				    esc(e2, sizeof(e2), ep->probe->module),
+				    esc(e3, sizeof(e3), ep->probe->function),
+				    esc(e4, sizeof(e4), ep->probe->name));
+			}
 			else
 				fputs("(unknown probe)", f);
 			fputs(ep->uarg == 1 ? " (the ERROR enabling)\n" :
@@ -1880,12 +1918,14 @@ info_tables(snap *s, FILE *f)
 		fprintf(f, "\n%5s %5s %6s %-11s %4s %6s %s\n", "AGGID", "EPID",
 		    "VARID", "FUNCTION", "KEYS", "SIZE", "NAME");
 		for (i = 0; i < n; i++) {
+			char e1[256];
+
 			ad = dtcp_meta_agg(&s->meta, ids[i]);
 			fprintf(f, "%5u %5u %6" PRId64 " %-11s %4u %6u @%s\n",
 			    ad->id, ad->epid, ad->varid, ad->nrecs > 0 ?
 			    action_name(ad->recs[ad->nrecs - 1].action, buf,
 			    sizeof(buf)) : "-", ad->nrecs > 2 ? ad->nrecs - 2 : 0,
-			    ad->size, ad->name);
+			    ad->size, esc(e1, sizeof(e1), ad->name));
 		}
 	}
 	free(ids);
@@ -1902,6 +1942,45 @@ info_tables(snap *s, FILE *f)
 		}
 	}
 	free(ids);
+	info_types(s, f);
+}
+
+/* print()'s types: each ctf item's module and the types its ids name
+ * (names come from the capture: quoted and escaped like format strings). */
+static void
+info_types(snap *s, FILE *f)
+{
+	const char *module, *why, *name;
+	const uint64_t *ids;
+	size_t i, k, bytes, npairs;
+
+	for (i = 0; dtcp_ctf_item_info(&s->meta, i, &module, &bytes, &ids,
+	    &npairs) == 0; i++) {
+		if (i == 0)
+			fprintf(f, "\n%7s %10s %s\n", "BYTES", "ID",
+			    "MODULE TYPE");
+		if (npairs == 0) {
+			fprintf(f, "%7zu %10s ", bytes, "-");
+			json_text(f, (const uint8_t *)module, strlen(module));
+			fputs(" (ids as the records give them)\n", f);
+		}
+		for (k = 0; k < npairs; k++) {
+			const dtc_ctype *t = dtcp_ctf_type(&s->meta, module,
+			    ids[2 * k], &why);
+
+			fprintf(f, "%7zu %10" PRIu64 " ", bytes, ids[2 * k]);
+			json_text(f, (const uint8_t *)module, strlen(module));
+			fputc(' ', f);
+			if (t != NULL) {
+				name = dtc_ctype_name(t);
+				json_text(f, (const uint8_t *)name,
+				    strlen(name));
+				fputc('\n', f);
+			} else {
+				fprintf(f, "(unreadable: %s)\n", why);
+			}
+		}
+	}
 }
 
 static void
@@ -1910,12 +1989,16 @@ info_print(snap *s, walkstat *w, FILE *f)
 	uint32_t i;
 	size_t k;
 
+	char e1[256], e2[256], e3[256];
+
 	fprintf(f, "file         %s\n", s->path);
 	fprintf(f, "format       dtsnap %" PRIu64 ".%" PRIu64 ", written by "
-	    "%s\n", s->vmajor, s->vminor, s->producer[0] ? s->producer : "?");
+	    "%s\n", s->vmajor, s->vminor, s->producer[0] ?
+	    esc(e1, sizeof(e1), s->producer) : "?");
 	fprintf(f, "host         %s (%s%s%s), %s-endian %s, %u CPU%s, "
-	    "dt_act_base %u\n", s->host[0] ? s->host : "?", s->os,
-	    s->release[0] ? " " : "", s->release, s->big ? "big" : "little",
+	    "dt_act_base %u\n", s->host[0] ? esc(e1, sizeof(e1), s->host) :
+	    "?", esc(e2, sizeof(e2), s->os), s->release[0] ? " " : "",
+	    esc(e3, sizeof(e3), s->release), s->big ? "big" : "little",
 	    s->ilp32 ? "ILP32" : "LP64", s->ncpu, s->ncpu == 1 ? "" : "s",
 	    s->act_base);
 	fprintf(f, "items        %" PRIu64 " (", w->items);
@@ -1947,7 +2030,9 @@ info_print(snap *s, walkstat *w, FILE *f)
 	if (w->nopts > 0) {
 		fputs("options     ", f);
 		for (k = 0; k < w->nopts; k++)
-			fprintf(f, " %s=%s", w->opts[k].name, w->opts[k].value);
+			fprintf(f, " %s=%s", esc(e1, sizeof(e1),
+			    w->opts[k].name), esc(e2, sizeof(e2),
+			    w->opts[k].value));
 		fputc('\n', f);
 	}
 	fprintf(f, "\n%3s %5s %10s %8s %7s %6s %7s %10s %7s %8s\n", "CPU",
@@ -2063,6 +2148,7 @@ cmd_synth(cli *c, int argc, char **argv)
 
 static const char main_usage[] =
 "usage: dtsnap COMMAND [ARGS]\n"
+"       dtsnap --version\n"
 "\n"
 "Commands:\n"
 "  info FILE                       header, CPUs, passes, probes, aggregations\n"
@@ -2084,6 +2170,11 @@ main(int argc, char **argv)
 		cli_usage_error(&c, "no command given");
 	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		fputs(main_usage, stdout);
+		return CLI_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		/* the same line as dtconsume --version */
+		printf("dtsnap %s\n", dtc_version_string());
 		return CLI_EXIT_OK;
 	}
 	if (strcmp(argv[1], "synth") == 0)

@@ -146,12 +146,93 @@ same_short(const unsigned char *a, const char *b, size_t n)
 	    a[n - 1] == (unsigned char)b[n - 1]);
 }
 
+/* Strict UTF-8 (RFC 3629: shortest forms, no surrogates, at most
+ * U+10FFFF), which is what a CBOR text string must hold. */
+static int
+utf8_valid(const unsigned char *s, size_t n)
+{
+	size_t i = 0, k, len;
+	uint32_t cp, min;
+
+	while (i < n) {
+		unsigned char b = s[i];
+
+		if (b < 0x80) {
+			i++;
+			continue;
+		}
+		if (b >= 0xc2 && b <= 0xdf) {
+			len = 2;
+			cp = b & 0x1f;
+			min = 0x80;
+		} else if (b >= 0xe0 && b <= 0xef) {
+			len = 3;
+			cp = b & 0x0f;
+			min = 0x800;
+		} else if (b >= 0xf0 && b <= 0xf4) {
+			len = 4;
+			cp = b & 0x07;
+			min = 0x10000;
+		} else {
+			return 0;
+		}
+		if (n - i < len)
+			return 0;
+		for (k = 1; k < len; k++) {
+			if ((s[i + k] & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (s[i + k] & 0x3f);
+		}
+		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+			return 0;
+		i += len;
+	}
+	return 1;
+}
+
+/*
+ * Capture bytes are arbitrary (a kernel string with 0xff in it): a text
+ * that is not UTF-8 goes out as JSON writes it (json.c), each byte as the
+ * character of that number (Latin-1), so the two encodings carry the same
+ * string and a CBOR decoder accepts it.
+ */
+static void
+latin1(cout *c, const char *s, size_t n)
+{
+	size_t i, out = n;
+	unsigned char *p;
+
+	for (i = 0; i < n; i++)
+		out += (unsigned char)s[i] >= 0x80;
+	ENC(c, cbor_encode_string_start(out, AT(c)));
+	if ((p = room(c, out)) == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		unsigned char b = (unsigned char)s[i];
+
+		if (b < 0x80) {
+			*p++ = b;
+		} else {
+			*p++ = (unsigned char)(0xc0 | b >> 6);
+			*p++ = (unsigned char)(0x80 | (b & 0x3f));
+		}
+	}
+	c->len += out;
+}
+
 static void
 text(cout *c, const char *s, size_t n)
 {
 	unsigned char *p;
 	memo *m = NULL;
-	size_t mark = c->len;
+	size_t mark = c->len, i;
+
+	for (i = 0; i < n && (unsigned char)s[i] < 0x80; i++)
+		continue;
+	if (i < n && !utf8_valid((const unsigned char *)s + i, n - i)) {
+		latin1(c, s, n);
+		return;
+	}
 
 	if (n <= MEMO_MAX) {
 		m = &c->memo[((uintptr_t)s * 0x9e3779b97f4a7c15ULL) >>

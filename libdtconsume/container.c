@@ -5,8 +5,26 @@
  * (scalars and definite strings whole); we keep the open arrays and maps
  * on a fixed stack and append every header to one preorder node array
  * that is reused for every item.  Strings are never copied: their nodes
- * point into the mmap'd file, the caller's buffer, or (for a pipe) the
- * read buffer that holds the current item.
+ * point into the caller's buffer (memory input) or into the read buffer
+ * that holds the current item (files and pipes).
+ *
+ * Files are read, not mapped: a mapped file that another process
+ * truncates kills the reader with SIGBUS at whatever access comes next,
+ * in any file of the library or the caller's emitters, and a library
+ * without globals cannot own a signal handler.  read() just returns less,
+ * and that is reported ("capture truncated while reading at byte N").
+ * A file is read up to the size it had when it was opened.
+ *
+ * Damage (dtsnap(5), DAMAGE AND RESYNCHRONIZATION): an item that cannot
+ * be decoded is not the end of the capture.  The reader scans forward
+ * from the byte after its start for what a writer writes at an item's
+ * start (a map head, the key "t", the text of a known kind), takes the
+ * first place that decodes as a whole item, and reports the bytes it
+ * skipped.  A map inside an item that starts that way is the next item,
+ * not part of this one: its head claimed more than it holds.  Values no
+ * key of the format holds (tags, unassigned simple values, nesting past
+ * the node tree's depth) are read past, not refused, and reported once
+ * per item.
  *
  * Nothing here is sized from a number found in the input: each node costs
  * at least one input byte, so the node array grows only with real data,
@@ -18,9 +36,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,8 +54,23 @@
 
 #define READ_CHUNK  ((size_t)64 * 1024)
 #define KIND_MAX    32
+/* What plausible() may look at: a 9-byte map head, "t", a kind's text. */
+#define LOOKAHEAD   40
+/* Items up to this size are compared with the one before (copy check). */
+#define DUP_MAX     ((size_t)1 << 20)
+/* Decoding work a resynchronization may waste on candidates that turn
+ * out not to be items, beyond the bytes it scans (a bound on adversarial
+ * input, which could otherwise make every byte a long candidate). */
+#define SCAN_BUDGET ((uint64_t)64 << 20)
+#define NQUEUE      6
 
-enum cmode { MODE_MEMORY, MODE_MMAP, MODE_STREAM };
+enum cmode { MODE_MEMORY, MODE_FILE, MODE_STREAM };
+
+/* What decoding the bytes at one place gave. */
+enum { D_ITEM, D_BAD, D_SHORT, D_FATAL };
+
+/* What the next calls return, in order (see queue_*). */
+enum { Q_ITEM, Q_WARN, Q_FATAL };
 
 /* An open array, map, tag or (refused) indefinite-length string. */
 struct frame {
@@ -48,31 +81,54 @@ struct frame {
 	bool istring;        /* indefinite string: only chunks may follow */
 };
 
+/* The skip walker's view of an open container: no node, just counts. */
+struct skframe {
+	uint64_t remaining;  /* definite: children still expected */
+	uint64_t seen;       /* indefinite: children seen */
+	uint8_t indef;
+	uint8_t ismap;
+	uint8_t chunks;      /* indefinite string: the major type of chunks */
+};
+
+struct qev {
+	int type;
+	dtc_error err;
+};
+
 struct dtcp_container {
 	char *source;
 	enum cmode mode;
 	/*
-	 * The bytes being decoded.  Memory/mmap: the whole input, base_off 0.
-	 * Stream: the read buffer, whose first byte is at file offset
-	 * base_off; it is compacted to the current item on every call.
+	 * The bytes being decoded.  Memory: the whole input, base_off 0.
+	 * File and stream: the read buffer, whose first byte is at input
+	 * offset base_off (offsets count from where the fd stood at open).
 	 */
 	const uint8_t *data;
 	size_t len;
 	size_t base_off;
 	size_t pos;          /* next item, relative to data */
 
-	void *map;           /* MODE_MMAP */
-	size_t maplen;
-	size_t last_off;     /* file offset of the last item returned */
-	size_t released;     /* bytes of the map given back (page multiple) */
-	int fd;              /* MODE_STREAM */
+	int fd;              /* MODE_FILE, MODE_STREAM */
 	bool ownfd, eof;
+	size_t end_off;      /* MODE_FILE: where the capture ends (size at open) */
 	uint8_t *buf;
 	size_t cap;
 
 	long long index;     /* index of the next item */
 	int state;           /* DTC_OK, or the sticky DTC_EOF / DTC_FATAL */
 	dtc_error fatal;     /* repeated on every call after DTC_FATAL */
+
+	/* answers waiting for the next calls: warnings and the item */
+	struct qev q[NQUEUE];
+	int qhead, qlen;
+	dtcp_item item;
+
+	/* the item before, for the copy check */
+	bool have_prev;
+	size_t prev_off, prev_size;
+	/* item numbers (key "seq", version 1.3): the next one expected */
+	bool have_seq;
+	uint64_t next_seq;
 
 	dtcp_node *nodes;
 	size_t nnodes, ncap;
@@ -81,16 +137,50 @@ struct dtcp_container {
 	struct frame stack[DTCP_MAX_DEPTH];
 	int depth;
 	bool done;
+	size_t start;        /* where the item starts, in data */
+	size_t end;          /* D_ITEM: just past it */
 	size_t hdr;          /* offset of the header being decoded, in data */
 	int derr;            /* a structural error found by a callback */
-	size_t derr_off;     /* file offset it concerns */
-	char dmsg[120];
+	size_t derr_off;     /* input offset it concerns */
 	bool refused;        /* item holds an indefinite-length string */
 	size_t refused_off;
 	const char *refused_what;
+	bool deep_pending;   /* a container opened past DTCP_MAX_DEPTH */
+	size_t deep_node;
+	/* the top-level pairs complete so far: where a cut item ends */
+	size_t pair_nodes;
+	uint32_t pairs;
+	bool cut;            /* a map inside started like an item: cut there */
+	bool cut_indef;      /* ... and the item's map had no count */
+	uint32_t claimed;    /* ... else the pairs its head claimed */
+	/* values no key of the format holds, reported once per item */
+	unsigned nodd;
+	size_t odd_off;
+	char odd_what[96];
+	/* why the bytes at start are not an item (D_BAD, D_SHORT) */
+	int dcode;
+	size_t doff;
+	size_t reach;        /* how far decoding got (resync's budget) */
+	char dmsg[200];
+
+	struct skframe *sk;  /* the skip walker's stack, grown as needed */
+	size_t skcap;
 
 	char kind[KIND_MAX];
 };
+
+/*
+ * The kinds of dtsnap(5) ITEMS and DTRACE V2 ITEMS: what resynchronization
+ * looks for.  A kind added to the format is added here too, or damage
+ * right before an item of it also loses that item.
+ */
+static const char *const item_kinds[] = {
+	"dtsnap", "probe", "eprobe", "agg", "format", "options", "clock",
+	"ksyms", "proc", "status", "aggbuf", "buf", "interrupt", "ctf", "end",
+	"stmt", "aggdesc", "recs", "aggsnap", "fault", "drop",
+};
+
+static int decode_at(dtcp_container *c, size_t start, dtc_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Building the node array from libcbor's callbacks                    */
@@ -112,6 +202,24 @@ derror(dtcp_container *c, int code, size_t off, const char *fmt, ...)
 	c->derr_off = off;
 	va_start(ap, fmt);
 	vsnprintf(c->dmsg, sizeof(c->dmsg), fmt, ap);
+	va_end(ap);
+}
+
+static void
+odd(dtcp_container *c, size_t off, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A value the format never writes: read past, named in one warning. */
+static void
+odd(dtcp_container *c, size_t off, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (c->nodd++ != 0)
+		return;
+	c->odd_off = off;
+	va_start(ap, fmt);
+	vsnprintf(c->odd_what, sizeof(c->odd_what), fmt, ap);
 	va_end(ap);
 }
 
@@ -179,6 +287,11 @@ add_node(dtcp_container *c, int type)
 	return n;
 }
 
+/*
+ * Open a container.  Past the node tree's depth the value is not built
+ * but read past whole (skip_deep, once libcbor has returned): no key of
+ * the format nests that deep, and stopping there would lose the item.
+ */
 static void
 push(dtcp_container *c, uint64_t remaining, bool indef, bool istring)
 {
@@ -187,9 +300,8 @@ push(dtcp_container *c, uint64_t remaining, bool indef, bool istring)
 	if (c->derr != 0)
 		return;
 	if (c->depth == DTCP_MAX_DEPTH) {
-		derror(c, DTC_E_LIMIT, c->base_off + c->hdr,
-		    "nesting deeper than %d levels at byte %zu",
-		    DTCP_MAX_DEPTH, c->base_off + c->hdr);
+		c->deep_pending = true;
+		c->deep_node = c->nnodes - 1;
 		return;
 	}
 	f = &c->stack[c->depth++];
@@ -222,9 +334,32 @@ static void cb_neg16(void *c, uint16_t v) { leaf_uint(c, DTCP_N_NEGINT, v); }
 static void cb_neg32(void *c, uint32_t v) { leaf_uint(c, DTCP_N_NEGINT, v); }
 static void cb_neg64(void *c, uint64_t v) { leaf_uint(c, DTCP_N_NEGINT, v); }
 
+/* A string that would make its item larger than an item may be. */
+static void
+string_limit(dtcp_container *c, size_t rel, int major, uint64_t len,
+    size_t hs)
+{
+	size_t off = c->base_off + rel;
+	const char *what = major == 2 ? "a byte string" : "a text string";
+
+	/* the bytes before the head are at most DTCP_MAX_ITEM: no overflow */
+	if (len <= DTCP_MAX_ITEM &&
+	    (uint64_t)(rel - c->start) + hs + len <= DTCP_MAX_ITEM)
+		return;
+	if (len > DTCP_MAX_ITEM)
+		derror(c, DTC_E_LIMIT, off, "%s of %llu bytes at byte %zu is "
+		    "larger than an item may be (%zu bytes)", what,
+		    (unsigned long long)len, off, DTCP_MAX_ITEM);
+	else
+		derror(c, DTC_E_LIMIT, off, "%s of %llu bytes at byte %zu "
+		    "makes the item at byte %zu larger than an item may be "
+		    "(%zu bytes)", what, (unsigned long long)len, off,
+		    c->base_off + c->start, DTCP_MAX_ITEM);
+}
+
 /*
  * A pipe's buffer may move while an item is decoded, so string nodes
- * first hold their offset in data (in u); item_done() turns it into ptr.
+ * first hold their offset in data (in u); take_item() turns it into ptr.
  */
 static void
 leaf_string(void *ctx, int type, cbor_data p, size_t len)
@@ -232,6 +367,8 @@ leaf_string(void *ctx, int type, cbor_data p, size_t len)
 	dtcp_container *c = ctx;
 	dtcp_node *n;
 
+	string_limit(c, c->hdr, type == DTCP_N_BYTES ? 2 : 3, len,
+	    (size_t)(p - (c->data + c->hdr)));
 	if ((n = add_node(c, type)) == NULL)
 		return;
 	n->u = (uint64_t)(p - c->data);
@@ -267,12 +404,12 @@ indef_string(dtcp_container *c, int type, const char *what)
 	}
 	if (add_node(c, type) == NULL)
 		return;
-	if (!c->refused) {
+	push(c, 0, true, true);
+	if (!c->refused && !c->deep_pending) {
 		c->refused = true;
 		c->refused_off = c->base_off + c->hdr;
 		c->refused_what = what;
 	}
-	push(c, 0, true, true);
 }
 
 static void
@@ -302,6 +439,8 @@ type_name(int type)
 	case DTCP_N_UNDEF: return "undefined";
 	case DTCP_N_FLOAT: return "a float";
 	case DTCP_N_TAG: return "a tag";
+	case DTCP_N_SIMPLE: return "a simple value";
+	case DTCP_N_SKIPPED: return "a value nested too deep";
 	}
 	return "unknown";
 }
@@ -321,8 +460,9 @@ collection(dtcp_container *c, int type, size_t size, bool indef)
 	n->count = size > UINT32_MAX ? UINT32_MAX : (uint32_t)size;
 	if (type == DTCP_N_MAP && !indef)
 		want = want > UINT64_MAX / 2 ? UINT64_MAX : want * 2;
-	/* a count no item may hold is named at once, in every mode */
-	if (!indef && want > DTCP_MAX_NODES)
+	/* a count no item may hold is named at once, in every mode; one
+	 * too deep for the tree is the skip walker's (it needs no nodes) */
+	if (!indef && want > DTCP_MAX_NODES && c->depth < DTCP_MAX_DEPTH)
 		derror(c, DTC_E_LIMIT, c->base_off + c->hdr, "%s of %zu %s at "
 		    "byte %zu: more than the %u data items an item may hold",
 		    type_name(type), size, type == DTCP_N_MAP ? "pairs" :
@@ -363,6 +503,8 @@ cb_tag(void *ctx, uint64_t v)
 	if ((n = add_node(c, DTCP_N_TAG)) == NULL)
 		return;
 	n->u = v;
+	odd(c, c->base_off + c->hdr, "a CBOR tag (%llu) at byte %zu",
+	    (unsigned long long)v, c->base_off + c->hdr);
 	push(c, 1, false, false);
 }
 
@@ -450,6 +592,44 @@ static const struct cbor_callbacks callbacks = {
 	.indef_break = cb_break,
 };
 
+/*
+ * Well-formed heads libcbor 0.8's streaming decoder refuses (it answers
+ * CBOR_DECODER_ERROR): tags 6 to 20 in their one-byte form (0xc6-0xd4)
+ * and the simple values other than false, true, null and undefined
+ * (0xe0-0xf3; 0xf8 with a value of 32 or more).  Bytes consumed, 0 when
+ * the head is not well formed either, -1 when its second byte is not
+ * there yet.
+ */
+static int
+own_head(dtcp_container *c, size_t rel)
+{
+	uint8_t b = c->data[rel];
+	dtcp_node *n;
+	unsigned v;
+
+	if (b >= 0xc6 && b <= 0xd4) {
+		cb_tag(c, b & 31);
+		return 1;
+	}
+	if (b >= 0xe0 && b <= 0xf3)
+		v = b & 31;
+	else if (b == 0xf8) {
+		if (c->len - rel < 2)
+			return -1;
+		/* simple values below 32 take the one-byte form only */
+		if ((v = c->data[rel + 1]) < 32)
+			return 0;
+	} else
+		return 0;
+	if ((n = add_node(c, DTCP_N_SIMPLE)) != NULL) {
+		n->u = v;
+		odd(c, c->base_off + rel, "a CBOR simple value (%u) at byte %zu",
+		    v, c->base_off + rel);
+		close_done(c);
+	}
+	return b == 0xf8 ? 2 : 1;
+}
+
 /* ------------------------------------------------------------------ */
 /* Input                                                               */
 /* ------------------------------------------------------------------ */
@@ -476,72 +656,153 @@ fail(dtcp_container *c, dtc_error *err, int code, long long item,
 	return DTC_FATAL;
 }
 
+/* The input offset just past the capture's last byte, as far as known:
+ * a file's size at open, else what has been read. */
+static size_t
+input_end(const dtcp_container *c)
+{
+	return c->mode == MODE_FILE ? c->end_off : c->base_off + c->len;
+}
+
+/* True when more bytes than those in data may still come. */
+static bool
+can_read(const dtcp_container *c, size_t need)
+{
+	if (c->mode == MODE_MEMORY || c->eof)
+		return false;
+	/* a claim past a file's end is known short without reading to it */
+	return c->mode != MODE_FILE || c->base_off + need <= c->end_off;
+}
+
 /*
- * Stream input: read until data holds at least need bytes or the input
- * ends.  The buffer doubles only when it is full of real bytes, so a
- * header claiming 2^60 bytes costs what the pipe actually delivers.
+ * Give the read buffer ncap bytes, with data[from, len) at its start
+ * (data offsets move by from).  -1: out of memory.
+ */
+static int
+rebuffer(dtcp_container *c, size_t from, size_t ncap)
+{
+	size_t keep = c->len - from;
+	uint8_t *nb;
+
+	if (from > 0)
+		memmove(c->buf, c->buf + from, keep);
+	/* a smaller buffer that cannot be had is no loss */
+	if (ncap != c->cap && (nb = realloc(c->buf, ncap)) != NULL) {
+		c->buf = nb;
+		c->cap = ncap;
+	} else if (ncap > c->cap) {
+		return -1;
+	}
+	c->data = c->buf;
+	c->len = keep;
+	c->base_off += from;
+	c->pos = c->pos > from ? c->pos - from : 0;
+	return 0;
+}
+
+/*
+ * File and stream input: read until data holds at least need bytes or
+ * the input ends.  The buffer doubles only when it is full of real bytes,
+ * so a header claiming 2^60 bytes costs what the pipe actually delivers.
+ * Each read asks for what is needed and READ_CHUNK more, not for the
+ * whole free space: what is read ahead of the item is moved to the
+ * buffer's start with it (compact()), and that should stay small.
+ * A file that ends before the size it had at open was truncated by
+ * someone else while we read it: everything before was returned, and
+ * nothing after can be trusted.
  */
 static int
 fill(dtcp_container *c, size_t need, dtc_error *err)
 {
 	ssize_t n;
+	size_t want, at;
 
 	while (c->len < need && !c->eof) {
 		if (c->len == c->cap) {
 			size_t ncap = c->cap ? c->cap * 2 : READ_CHUNK;
-			uint8_t *nb;
 
-			if (c->len - c->pos > DTCP_MAX_ITEM)
+			/* decode_at and the walkers stop an item at
+			 * DTCP_MAX_ITEM; this only guards that promise */
+			if (ncap > 4 * DTCP_MAX_ITEM)
 				return fail(c, err, DTC_E_LIMIT, c->index,
 				    (long long)(c->base_off + c->pos),
 				    "item at byte %zu is larger than %zu bytes",
 				    c->base_off + c->pos, DTCP_MAX_ITEM);
-			if ((nb = realloc(c->buf, ncap)) == NULL)
+			if (rebuffer(c, 0, ncap) != 0)
 				return fail(c, err, DTC_E_NOMEM, c->index,
 				    (long long)(c->base_off + c->len),
 				    "out of memory reading item at byte %zu",
 				    c->base_off + c->pos);
-			c->buf = nb;
-			c->cap = ncap;
-			c->data = nb;
 		}
-		n = read(c->fd, c->buf + c->len, c->cap - c->len);
+		want = c->cap - c->len;
+		if (want > need - c->len + READ_CHUNK)
+			want = need - c->len + READ_CHUNK;
+		at = c->base_off + c->len;
+		if (c->mode == MODE_FILE) {
+			/* what was added after open is not read: the
+			 * capture is what the file held then */
+			if (at >= c->end_off) {
+				c->eof = true;
+				break;
+			}
+			if (want > c->end_off - at)
+				want = c->end_off - at;
+		}
+		n = read(c->fd, c->buf + c->len, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return fail(c, err, DTC_E_IO, c->index,
-			    (long long)(c->base_off + c->len),
-			    "read error at byte %zu: %s", c->base_off + c->len,
-			    strerror(errno));
+			return fail(c, err, DTC_E_IO, c->index, (long long)at,
+			    "read error at byte %zu: %s", at, strerror(errno));
 		}
-		if (n == 0)
+		if (n == 0) {
 			c->eof = true;
+			if (c->mode == MODE_FILE)
+				return fail(c, err, DTC_E_TRUNCATED, c->index,
+				    (long long)at, "capture truncated while "
+				    "reading at byte %zu", at);
+			break;
+		}
 		c->len += (size_t)n;
 	}
 	return DTC_OK;
 }
 
-/* Stream input: drop the bytes of items already returned. */
+/* File and stream input: drop the bytes before rel (data offsets move). */
+static void
+discard(dtcp_container *c, size_t rel)
+{
+	size_t ncap = c->cap;
+
+	if (c->mode == MODE_MEMORY || rel == 0)
+		return;
+	/* one huge item should not pin its buffer for the whole run, but
+	 * items that size, one after another, must not make it shrink and
+	 * grow (fresh pages) for each */
+	if (c->cap > 16 * READ_CHUNK && c->len - rel < c->cap / 4 &&
+	    c->prev_size < c->cap / 16)
+		ncap = c->len - rel > READ_CHUNK ? c->len - rel : READ_CHUNK;
+	(void)rebuffer(c, rel, ncap);     /* ncap never grows here */
+}
+
+/*
+ * Before the next item: give back the bytes no one needs (the items
+ * returned, but the one before the next if it is small enough for the
+ * copy check), once they are half the buffer, so that what is moved is
+ * never more than what is freed.
+ */
 static void
 compact(dtcp_container *c)
 {
-	if (c->mode != MODE_STREAM || c->pos == 0)
-		return;
-	memmove(c->buf, c->buf + c->pos, c->len - c->pos);
-	c->len -= c->pos;
-	c->base_off += c->pos;
-	c->pos = 0;
-	/* one huge item should not pin its buffer for the whole run */
-	if (c->cap > 16 * READ_CHUNK && c->len < c->cap / 4) {
-		size_t ncap = c->len > READ_CHUNK ? c->len : READ_CHUNK;
-		uint8_t *nb = realloc(c->buf, ncap);
+	size_t keep = c->pos;
 
-		if (nb != NULL) {
-			c->buf = nb;
-			c->cap = ncap;
-			c->data = nb;
-		}
-	}
+	if (c->mode == MODE_MEMORY)
+		return;
+	if (c->have_prev && c->prev_size <= DUP_MAX &&
+	    c->prev_off >= c->base_off && c->prev_off - c->base_off < keep)
+		keep = c->prev_off - c->base_off;
+	if (keep > 0 && keep >= c->cap / 2)
+		discard(c, keep);
 }
 
 static dtcp_container *
@@ -563,8 +824,8 @@ container_new(const char *name, dtc_error *err)
 }
 
 /*
- * A regular file is mapped (no copy, items stay valid until close);
- * anything else, or a file mmap refuses, is read as a stream.
+ * A regular file is read up to the size it has now (MODE_FILE), anything
+ * else to its end (MODE_STREAM).  Neither is mapped: see the top of file.
  */
 static dtcp_container *
 from_fd(int fd, const char *name, bool own, dtc_error *err)
@@ -578,40 +839,31 @@ from_fd(int fd, const char *name, bool own, dtc_error *err)
 			close(fd);
 		return NULL;
 	}
+	c->fd = fd;
+	c->ownfd = own;
 	if (fstat(fd, &st) != 0) {
 		dtcp_error_set(err, DTC_E_IO, name, -1, -1, -1, "cannot stat: %s",
 		    strerror(errno));
-		if (own)
-			close(fd);
 		dtcp_container_close(c);
 		return NULL;
 	}
-	if (S_ISREG(st.st_mode) && st.st_size > 0 &&
-	    (uintmax_t)st.st_size <= SIZE_MAX) {
-		void *m;
-
+	if (S_ISDIR(st.st_mode)) {
+		dtcp_error_set(err, DTC_E_IO, name, -1, -1, -1,
+		    "is a directory");
+		dtcp_container_close(c);
+		return NULL;
+	}
+	c->mode = MODE_STREAM;
+	/* a size of 0 may be a file that only says so (/proc): a stream */
+	if (S_ISREG(st.st_mode) && st.st_size > 0) {
+		c->mode = MODE_FILE;
 		/* honour the position of an fd the caller has read from */
 		if ((start = lseek(fd, 0, SEEK_CUR)) < 0)
 			start = 0;
-		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
-		    fd, 0);
-		if (m != MAP_FAILED) {
-			c->mode = MODE_MMAP;
-			c->map = m;
-			c->maplen = (size_t)st.st_size;
-			(void)posix_madvise(m, c->maplen, POSIX_MADV_SEQUENTIAL);
-			if (start > st.st_size)
-				start = st.st_size;
-			c->data = (const uint8_t *)m + start;
-			c->len = c->maplen - (size_t)start;
-			if (own)
-				close(fd);
-			return c;
-		}
+		c->end_off = start < st.st_size ? (size_t)(st.st_size - start) :
+		    0;
+		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	}
-	c->mode = MODE_STREAM;
-	c->fd = fd;
-	c->ownfd = own;
 	return c;
 }
 
@@ -663,12 +915,11 @@ dtcp_container_close(dtcp_container *c)
 {
 	if (c == NULL)
 		return;
-	if (c->map != NULL)
-		munmap(c->map, c->maplen);
 	if (c->ownfd && c->fd >= 0)
 		close(c->fd);
 	free(c->buf);
 	free(c->nodes);
+	free(c->sk);
 	free(c->source);
 	free(c);
 }
@@ -682,40 +933,23 @@ dtcp_container_source(const dtcp_container *c)
 int
 dtcp_container_stable(const dtcp_container *c)
 {
-	return c->mode != MODE_STREAM;
+	return c->mode == MODE_MEMORY;
 }
 
 /*
- * The caller keeps nothing of the items before the last one returned.
- * A mapped file gives their pages back: otherwise every page read stays
- * resident and a 1 GiB capture costs 1 GiB of RSS.  The pointers into
- * them stay valid (a private, never written file mapping reads a page
- * again from the file if it is touched again).
+ * Nothing to give back: files and pipes are read into a buffer that holds
+ * the current item and is compacted before the next (compact()), and
+ * memory input is the caller's.  (A mapped file's pages went back here.)
  */
 void
 dtcp_container_release(dtcp_container *c)
 {
-#ifdef MADV_DONTNEED
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), upto;
-
-	if (c->mode != MODE_MMAP || page == 0 || (page & (page - 1)) != 0)
-		return;
-	upto = (size_t)(c->data + (c->last_off - c->base_off) -
-	    (const uint8_t *)c->map) & ~(page - 1);
-	if (upto <= c->released || upto > c->maplen)
-		return;
-	(void)madvise((uint8_t *)c->map + c->released, upto - c->released,
-	    MADV_DONTNEED);
-	c->released = upto;
-#else
 	(void)c;
-#endif
 }
 
 /* ------------------------------------------------------------------ */
-/* Items                                                               */
+/* Decoding one item                                                   */
 /* ------------------------------------------------------------------ */
-
 
 static bool
 text_is(const dtcp_node *n, const char *s)
@@ -724,6 +958,36 @@ text_is(const dtcp_node *n, const char *s)
 
 	return n != NULL && n->type == DTCP_N_TEXT && n->len == l &&
 	    memcmp(n->ptr, s, l) == 0;
+}
+
+/*
+ * What a writer writes where an item starts: a map head, the text "t"
+ * (writers put it first), then the text of a known kind.  Needs the
+ * bytes to be there (lookahead()).
+ */
+static bool
+plausible(const uint8_t *p, size_t avail)
+{
+	size_t hs, klen, i;
+	unsigned ai;
+
+	if (avail < 4 || (p[0] & 0xe0) != 0xa0)
+		return false;
+	ai = p[0] & 31;
+	if (ai == 0 || (ai > 27 && ai != 31))
+		return false;
+	hs = ai < 24 || ai == 31 ? 1 : 1 + ((size_t)1 << (ai - 24));
+	if (avail < hs + 3 || p[hs] != 0x61 || p[hs + 1] != 0x74 ||
+	    (p[hs + 2] & 0xe0) != 0x60)
+		return false;
+	klen = p[hs + 2] & 31;
+	if (klen == 0 || klen >= 24 || avail < hs + 3 + klen)
+		return false;
+	for (i = 0; i < sizeof(item_kinds) / sizeof(item_kinds[0]); i++)
+		if (strlen(item_kinds[i]) == klen &&
+		    memcmp(p + hs + 3, item_kinds[i], klen) == 0)
+			return true;
+	return false;
 }
 
 /* The head of a definite byte or text string at p: 0 if it is not one
@@ -754,38 +1018,55 @@ string_head(const uint8_t *p, size_t avail, int *major, uint64_t *len)
 	return hs;
 }
 
-/* A string longer than an item may be: refused before waiting for it. */
 static int
-huge_string(dtcp_container *c, long long index, size_t rel, dtc_error *err)
-{
-	uint64_t len;
-	int major;
+bad(dtcp_container *c, int code, size_t off, size_t reach, const char *fmt,
+    ...) __attribute__((format(printf, 5, 6)));
 
-	if (string_head(c->data + rel, c->len - rel, &major, &len) == 0 ||
-	    len <= DTCP_MAX_ITEM)
-		return DTC_OK;
-	return fail(c, err, DTC_E_LIMIT, index,
-	    (long long)(c->base_off + rel), "%s of %llu bytes at byte %zu is "
-	    "larger than an item may be (%zu bytes)", major == 2 ?
-	    "a byte string" : "a text string", (unsigned long long)len,
-	    c->base_off + rel, DTCP_MAX_ITEM);
+/* The bytes at c->start are not an item: why, where, how far we got. */
+static int
+bad(dtcp_container *c, int code, size_t off, size_t reach, const char *fmt,
+    ...)
+{
+	va_list ap;
+
+	c->dcode = code;
+	c->doff = off;
+	c->reach = reach;
+	va_start(ap, fmt);
+	vsnprintf(c->dmsg, sizeof(c->dmsg), fmt, ap);
+	va_end(ap);
+	return D_BAD;
+}
+
+/* A problem a callback (or string_limit) found, as decode_at's reason. */
+static int
+bad_derr(dtcp_container *c, size_t reach)
+{
+	c->dcode = c->derr;
+	c->doff = c->derr_off;
+	c->reach = reach;
+	return D_BAD;     /* the text is in dmsg already */
 }
 
 /*
- * The input ended inside the item at start, at the data item at rel.
+ * The input ends inside the item at c->start, at the data item at rel.
  * What was declared says how much is missing: the outermost open array
  * or map whose count cannot fit in what is left (each element takes a
  * byte), else the string the end fell into.  A cut file misses a
- * little; a corrupt count shows itself.
+ * little; a corrupt count shows itself.  The detail (maybe none) goes
+ * to dmsg.
  */
 static int
-cut_short(dtcp_container *c, long long index, size_t start, size_t rel,
-    dtc_error *err)
+short_at(dtcp_container *c, size_t rel)
 {
-	size_t end = c->base_off + c->len, hs;
+	size_t end = input_end(c), at = c->base_off + rel, hs;
 	uint64_t len;
 	int d, major;
 
+	c->dcode = DTC_E_TRUNCATED;
+	c->doff = c->base_off + c->start;
+	c->reach = at;       /* a claim past the end is seen at its head */
+	c->dmsg[0] = '\0';
 	for (d = 0; d < c->depth; d++) {
 		const struct frame *f = &c->stack[d];
 		const dtcp_node *n = &c->nodes[f->node];
@@ -796,94 +1077,398 @@ cut_short(dtcp_container *c, long long index, size_t start, size_t rel,
 			continue;
 		if (n->type == DTCP_N_MAP)
 			want *= 2;
-		if (want > end - n->offset)
-			return fail(c, err, DTC_E_TRUNCATED, index,
-			    (long long)(c->base_off + start), "capture cut "
-			    "short at byte %zu: %s of %u %s at byte %zu cannot "
-			    "fit in the %zu bytes left", c->base_off + start,
-			    type_name(n->type), n->count, n->type ==
-			    DTCP_N_MAP ? "pairs" : "elements", n->offset,
-			    end - n->offset);
+		if (want > end - n->offset) {
+			snprintf(c->dmsg, sizeof(c->dmsg), "%s of %u %s at byte "
+			    "%zu cannot fit in the %zu bytes left",
+			    type_name(n->type), n->count, n->type == DTCP_N_MAP ?
+			    "pairs" : "elements", n->offset, end - n->offset);
+			return D_SHORT;
+		}
 	}
-	hs = string_head(c->data + rel, c->len - rel, &major, &len);
-	if (hs != 0 && len > c->len - rel - hs)
-		return fail(c, err, DTC_E_TRUNCATED, index,
-		    (long long)(c->base_off + start), "capture cut short at "
-		    "byte %zu: %s of %llu bytes at byte %zu runs past the end "
-		    "(%zu bytes left)", c->base_off + start,
-		    major == 2 ? "a byte string" : "a text string",
-		    (unsigned long long)len, c->base_off + rel,
-		    c->len - rel - hs);
-	return fail(c, err, DTC_E_TRUNCATED, index,
-	    (long long)(c->base_off + start), "capture cut short at byte %zu",
-	    c->base_off + start);
+	hs = rel < c->len ? string_head(c->data + rel, c->len - rel, &major,
+	    &len) : 0;
+	if (hs != 0 && len > end - at - hs)
+		snprintf(c->dmsg, sizeof(c->dmsg), "%s of %llu bytes at byte %zu "
+		    "runs past the end (%zu bytes left)", major == 2 ?
+		    "a byte string" : "a text string", (unsigned long long)len,
+		    at, end - at - hs);
+	return D_SHORT;
 }
 
-/* Decode one top-level data item starting at c->pos into c->nodes. */
-static int
-decode_item(dtcp_container *c, long long index, dtc_error *err)
+/* True while bytes past those in data may still be read. */
+static bool
+more_input(const dtcp_container *c)
 {
-	size_t start = c->pos, rel = c->pos, need;
+	return c->mode != MODE_MEMORY && !c->eof &&
+	    (c->mode != MODE_FILE || c->base_off + c->len < c->end_off);
+}
+
+/* Bytes up to need (in data) are wanted for the head at rel: D_ITEM when
+ * they are there, read if need be; D_SHORT when the input ends first. */
+static int
+want_bytes(dtcp_container *c, size_t rel, size_t need, dtc_error *err)
+{
+	if (need <= c->len)
+		return D_ITEM;
+	if (!can_read(c, need))
+		return short_at(c, rel);
+	if (fill(c, need, err) != DTC_OK)
+		return D_FATAL;
+	return need <= c->len ? D_ITEM : short_at(c, rel);
+}
+
+/* File and stream input: make LOOKAHEAD bytes from rel available, or
+ * what there is up to the end. */
+static int
+lookahead(dtcp_container *c, size_t rel, dtc_error *err)
+{
+	size_t need = rel + LOOKAHEAD;
+
+	if (c->mode == MODE_MEMORY || c->eof || c->len >= need)
+		return DTC_OK;
+	if (c->mode == MODE_FILE && c->base_off + need > c->end_off)
+		need = c->end_off - c->base_off;
+	return fill(c, need, err);
+}
+
+/* One more level for the skip walker: its stack grows with the nesting
+ * the input really has (each level costs a byte), up to the limit. */
+static int
+sk_push(dtcp_container *c, size_t d, size_t at, dtc_error *err)
+{
+	const size_t max = DTCP_MAX_SKIP_DEPTH - DTCP_MAX_DEPTH;
+	struct skframe *ns;
+	size_t ncap;
+
+	if (d < c->skcap)
+		return D_ITEM;
+	if (d >= max)
+		return bad(c, DTC_E_LIMIT, at, at, "nesting deeper than %d "
+		    "levels at byte %zu", DTCP_MAX_SKIP_DEPTH, at);
+	ncap = c->skcap ? c->skcap * 2 : 64;
+	if (ncap > max)
+		ncap = max;
+	if ((ns = realloc(c->sk, ncap * sizeof(*ns))) == NULL) {
+		fail(c, err, DTC_E_NOMEM, c->index, (long long)at,
+		    "out of memory at byte %zu", at);
+		return D_FATAL;
+	}
+	c->sk = ns;
+	c->skcap = ncap;
+	return D_ITEM;
+}
+
+/*
+ * Read past one well-formed CBOR value at rel without building nodes
+ * (RFC 8949 appendix C, iteratively): a value nested deeper than the
+ * node tree.  *end: just past it.
+ */
+static int
+skip_walk(dtcp_container *c, size_t rel, size_t *end, dtc_error *err)
+{
+	size_t d = 0, hs, i, at;
+	uint64_t arg;
+	unsigned major, ai;
+	bool complete;
+	uint8_t b;
+	int r;
+
+	for (;;) {
+		at = c->base_off + rel;
+		if (rel - c->start > DTCP_MAX_ITEM)
+			return bad(c, DTC_E_LIMIT, c->base_off + c->start, at,
+			    "item at byte %zu is larger than %zu bytes",
+			    c->base_off + c->start, DTCP_MAX_ITEM);
+		if ((r = want_bytes(c, rel, rel + 1, err)) != D_ITEM)
+			return r;
+		b = c->data[rel];
+		major = b >> 5;
+		ai = b & 31;
+		if ((ai >= 28 && ai <= 30) ||
+		    (ai == 31 && (major == 0 || major == 1 || major == 6)))
+			return bad(c, DTC_E_NOTCBOR, at, at, "not CBOR at byte "
+			    "%zu", at);
+		hs = ai < 24 || ai == 31 ? 1 : 1 + ((size_t)1 << (ai - 24));
+		if ((r = want_bytes(c, rel, rel + hs, err)) != D_ITEM)
+			return r;
+		arg = ai < 24 ? ai : 0;
+		for (i = 1; i < hs; i++)
+			arg = arg << 8 | c->data[rel + i];
+		if (d > 0 && c->sk[d - 1].chunks != 0 && b != 0xff &&
+		    (major != c->sk[d - 1].chunks || ai == 31))
+			return bad(c, DTC_E_NOTCBOR, at, at, "not CBOR at byte "
+			    "%zu: indefinite-length string chunk of the wrong "
+			    "type", at);
+		complete = false;
+		switch (major) {
+		case 0:
+		case 1:
+			rel += hs;
+			complete = true;
+			break;
+		case 2:
+		case 3:
+			if (ai == 31) {
+				if ((r = sk_push(c, d, at, err)) != D_ITEM)
+					return r;
+				c->sk[d++] = (struct skframe){ 0, 0, 1, 0,
+				    (uint8_t)major };
+				rel += hs;
+				break;
+			}
+			string_limit(c, rel, (int)major, arg, hs);
+			if (c->derr != 0)
+				return bad_derr(c, at);
+			if ((r = want_bytes(c, rel, rel + hs + arg, err)) !=
+			    D_ITEM)
+				return r;
+			rel += hs + arg;
+			complete = true;
+			break;
+		case 4:
+		case 5:
+		case 6:
+			rel += hs;
+			if (major == 6)
+				arg = 1;         /* a tag: one value follows */
+			else if (major == 5 && ai != 31)
+				arg = arg > UINT64_MAX / 2 ? UINT64_MAX : 2 * arg;
+			if (ai != 31 && arg == 0) {
+				complete = true;
+				break;
+			}
+			if ((r = sk_push(c, d, at, err)) != D_ITEM)
+				return r;
+			c->sk[d++] = (struct skframe){ arg, 0, ai == 31,
+			    major == 5, 0 };
+			break;
+		default:
+			if (ai == 31) {
+				if (d == 0 || !c->sk[d - 1].indef)
+					return bad(c, DTC_E_NOTCBOR, at, at, "not "
+					    "CBOR at byte %zu: unexpected break",
+					    at);
+				if (c->sk[d - 1].ismap && c->sk[d - 1].seen % 2)
+					return bad(c, DTC_E_NOTCBOR, at, at, "not "
+					    "CBOR at byte %zu: indefinite-length map "
+					    "with a key but no value", at);
+				d--;
+			} else if (ai == 24 && arg < 32) {
+				return bad(c, DTC_E_NOTCBOR, at, at, "not CBOR "
+				    "at byte %zu", at);
+			}
+			rel += hs;
+			complete = true;
+			break;
+		}
+		/* a value complete: it counts for the container around it */
+		while (complete) {
+			if (d == 0) {
+				*end = rel;
+				return D_ITEM;
+			}
+			if (c->sk[d - 1].indef) {
+				c->sk[d - 1].seen++;
+				break;
+			}
+			if (--c->sk[d - 1].remaining > 0)
+				break;
+			d--;
+		}
+	}
+}
+
+/* The container whose head libcbor just gave us lies deeper than the
+ * node tree: its node becomes DTCP_N_SKIPPED, and the bytes are read past. */
+static int
+skip_deep(dtcp_container *c, size_t *rel, dtc_error *err)
+{
+	size_t head = c->hdr, end = head;
+	dtcp_node *n;
+	int r;
+
+	c->deep_pending = false;
+	if ((r = skip_walk(c, head, &end, err)) != D_ITEM)
+		return r;
+	n = &c->nodes[c->deep_node];
+	n->type = DTCP_N_SKIPPED;
+	n->count = 0;
+	n->span = 1;
+	n->u = 0;
+	n->len = end - head;
+	odd(c, c->base_off + head, "a value nested deeper than %d levels "
+	    "(bytes %zu-%zu)", DTCP_MAX_DEPTH, c->base_off + head,
+	    c->base_off + end - 1);
+	*rel = end;
+	close_done(c);
+	return D_ITEM;
+}
+
+/*
+ * A map inside the item starts the way an item does: it is the next
+ * item, which this one's head (or a count inside it) claimed.  The item
+ * keeps its pairs complete before it; the next one starts at rel.
+ */
+static void
+cut_here(dtcp_container *c, size_t rel)
+{
+	dtcp_node *m = &c->nodes[0];
+
+	c->cut = true;
+	c->cut_indef = c->stack[0].indef;
+	c->claimed = m->count;
+	c->nnodes = c->pair_nodes;
+	m->count = c->pairs;
+	m->span = (uint32_t)c->pair_nodes;
+	c->depth = 0;
+	c->done = true;
+	c->end = rel;
+}
+
+/*
+ * Decode the data item at start (a map head) into c->nodes.  D_ITEM with
+ * c->end just past it (or, c->cut, where the next item was found in
+ * it); D_BAD or D_SHORT with the reason in dcode, doff and dmsg;
+ * D_FATAL (an I/O or memory error: c->fatal).
+ */
+static int
+decode_at(dtcp_container *c, size_t start, dtc_error *err)
+{
+	size_t rel = start, need, hs;
 	struct cbor_decoder_result res;
+	uint64_t slen;
+	int n, r, major;
 
 	c->nnodes = 0;
 	c->depth = 0;
 	c->done = false;
 	c->derr = 0;
 	c->refused = false;
+	c->deep_pending = false;
+	c->cut = false;
+	c->nodd = 0;
+	c->pair_nodes = 0;
+	c->pairs = 0;
+	c->start = start;
 	while (!c->done) {
+		if (rel - start > DTCP_MAX_ITEM)
+			return bad(c, DTC_E_LIMIT, c->base_off + start,
+			    c->base_off + rel, "item at byte %zu is larger than "
+			    "%zu bytes", c->base_off + start, DTCP_MAX_ITEM);
+		if ((r = want_bytes(c, rel, rel + 1, err)) != D_ITEM)
+			return r;
+		if (c->depth > 0 && (c->data[rel] & 0xe0) == 0xa0) {
+			if (lookahead(c, rel, err) != DTC_OK)
+				return D_FATAL;
+			if (plausible(c->data + rel, c->len - rel)) {
+				cut_here(c, rel);
+				return D_ITEM;
+			}
+		}
 		c->hdr = rel;
 		res = cbor_stream_decode(c->data + rel, c->len - rel,
 		    &callbacks, c);
+		if (res.status == CBOR_DECODER_ERROR) {
+			if ((n = own_head(c, rel)) > 0) {
+				res.status = CBOR_DECODER_FINISHED;
+				res.read = (size_t)n;
+			} else if (n < 0) {
+				res.status = CBOR_DECODER_NEDATA;
+				res.required = 2;
+			}
+		}
 		if (res.status == CBOR_DECODER_FINISHED) {
-			if (c->derr != 0)
-				return fail(c, err, c->derr, index,
+			if (c->derr == DTC_E_NOMEM) {
+				fail(c, err, DTC_E_NOMEM, c->index,
 				    (long long)c->derr_off, "%s", c->dmsg);
+				return D_FATAL;
+			}
+			if (c->derr != 0)
+				return bad_derr(c, c->base_off + rel);
 			rel += res.read;
-			if (rel - start > DTCP_MAX_ITEM)
-				return fail(c, err, DTC_E_LIMIT, index,
-				    (long long)(c->base_off + start),
-				    "item at byte %zu is larger than %zu bytes",
-				    c->base_off + start, DTCP_MAX_ITEM);
+			if (c->deep_pending &&
+			    (r = skip_deep(c, &rel, err)) != D_ITEM)
+				return r;
+			/* where the item would end if cut here */
+			if (c->depth == 1 && c->stack[0].nchildren % 2 == 0) {
+				c->pair_nodes = c->nnodes;
+				c->pairs = (uint32_t)(c->stack[0].nchildren / 2);
+			}
 			continue;
 		}
 		if (res.status == CBOR_DECODER_ERROR)
-			return fail(c, err, DTC_E_NOTCBOR, index,
-			    (long long)(c->base_off + rel),
-			    "not CBOR at byte %zu", c->base_off + rel);
-		/* NEDATA; libcbor's required can wrap for absurd lengths */
-		if (huge_string(c, index, rel, err) != DTC_OK)
-			return DTC_FATAL;
-		if (c->mode == MODE_STREAM && !c->eof) {
-			need = rel + res.required;
-			if (res.required <= c->len - rel || need < rel)
-				need = c->len + 1;
-			if (fill(c, need, err) != DTC_OK)
-				return DTC_FATAL;
-			continue;
+			return bad(c, DTC_E_NOTCBOR, c->base_off + rel,
+			    c->base_off + rel, "not CBOR at byte %zu",
+			    c->base_off + rel);
+		/* NEDATA: a string no item may hold is refused before it is
+		 * waited for (libcbor's required wraps for absurd lengths) */
+		hs = string_head(c->data + rel, c->len - rel, &major, &slen);
+		if (hs != 0) {
+			string_limit(c, rel, major, slen, hs);
+			if (c->derr != 0)
+				return bad_derr(c, c->base_off + rel);
 		}
-		return cut_short(c, index, start, rel, err);
+		need = rel + res.required;
+		if (res.required <= c->len - rel || need < rel)
+			need = c->len + 1;
+		if ((r = want_bytes(c, rel, need, err)) != D_ITEM)
+			return r;
 	}
-	c->pos = rel;
-	return DTC_OK;
+	c->end = rel;
+	return D_ITEM;
 }
 
-/* A skipped item: a warning, not sticky; the next call goes on. */
-static int
-skip(dtcp_container *c, dtc_error *err, int code, long long index,
-    size_t off, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* ------------------------------------------------------------------ */
+/* Items and what the caller is told                                   */
+/* ------------------------------------------------------------------ */
 
-static int
-skip(dtcp_container *c, dtc_error *err, int code, long long index,
-    size_t off, const char *fmt, ...)
+static void
+queue(dtcp_container *c, int type, int code, long long item, size_t off,
+    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* One more answer for the next calls (at most NQUEUE wait at once: an
+ * item with its four possible warnings, or a warning and a fatal). */
+static void
+queue(dtcp_container *c, int type, int code, long long item, size_t off,
+    const char *fmt, ...)
 {
+	struct qev *e;
 	va_list ap;
 
+	if (c->qhead + c->qlen >= NQUEUE)
+		return;
+	e = &c->q[c->qhead + c->qlen++];
+	e->type = type;
+	dtc_error_clear(&e->err);
+	if (fmt == NULL)
+		return;
 	va_start(ap, fmt);
-	dtcp_error_vset(err, code, c->source, index, (long long)off, -1,
+	dtcp_error_vset(&e->err, code, c->source, item, (long long)off, -1,
 	    fmt, ap);
 	va_end(ap);
-	return DTC_WARN;
+}
+
+static int
+pop(dtcp_container *c, dtcp_item *item, dtc_error *err)
+{
+	struct qev *e = &c->q[c->qhead++];
+
+	if (--c->qlen == 0)
+		c->qhead = 0;
+	switch (e->type) {
+	case Q_ITEM:
+		*item = c->item;
+		return DTC_OK;
+	case Q_WARN:
+		if (err != NULL && err->code == DTC_E_NONE)
+			*err = e->err;
+		return DTC_WARN;
+	}
+	c->fatal = e->err;
+	c->state = DTC_FATAL;
+	if (err != NULL && err->code == DTC_E_NONE)
+		*err = c->fatal;
+	return DTC_FATAL;
 }
 
 static int
@@ -911,41 +1496,41 @@ check_header(dtcp_container *c, const dtcp_node *t, dtc_error *err,
 	return DTC_OK;
 }
 
-int
-dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err)
+/* Kinds a correct capture never has twice in a row, byte for byte (one
+ * per pass, or per CPU and pass, or once): an identical neighbour is a
+ * duplicated item.  recs and fault items may repeat (runs of the same
+ * records, the same fault again), and metadata may be repeated. */
+static bool
+never_repeated(const char *kind)
 {
-	long long index;
-	size_t off, i, k;
-	const dtcp_node *t;
-	int rc;
+	static const char *const kinds[] = {
+		"buf", "aggbuf", "status", "aggsnap", "interrupt", "end"
+	};
+	size_t i;
 
-	if (c->state == DTC_FATAL) {
-		if (err != NULL && err->code == DTC_E_NONE)
-			*err = c->fatal;
-		return DTC_FATAL;
-	}
-	if (c->state == DTC_EOF)
-		return DTC_EOF;
-	compact(c);
-	index = c->index;
-	off = c->base_off + c->pos;
-	if (c->mode == MODE_STREAM && fill(c, c->pos + 1, err) != DTC_OK)
-		return DTC_FATAL;
-	if (c->pos == c->len) {
-		/* a capture without even its header was cut short too */
-		if (index == 0)
-			return fail(c, err, DTC_E_TRUNCATED, 0, 0,
-			    "capture cut short at byte 0");
-		c->state = DTC_EOF;
-		return DTC_EOF;
-	}
-	/* say "not a capture" for other files, before any truncation */
-	if (index == 0 && (c->data[c->pos] & 0xe0) != 0xa0)
-		return fail(c, err, DTC_E_BADHEADER, 0, (long long)off,
-		    "not a dtsnap capture: it does not start with a CBOR map");
-	if ((rc = decode_item(c, index, err)) != DTC_OK)
-		return rc;
-	c->index++;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strcmp(kind, kinds[i]) == 0)
+			return true;
+	return false;
+}
+
+static const char *
+plural(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
+
+/*
+ * A map was decoded whole at start (c->end just past it): queue what the
+ * caller is told of it, the item itself and the warnings about it.
+ * DTC_FATAL for a header that is not one.
+ */
+static int
+take_item(dtcp_container *c, long long index, size_t start, dtc_error *err)
+{
+	size_t off = c->base_off + start, size = c->end - start, i, k;
+	const dtcp_node *t, *sq;
+	bool copy;
 
 	for (i = 0; i < c->nnodes; i++) {
 		dtcp_node *n = &c->nodes[i];
@@ -955,24 +1540,23 @@ dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err)
 			n->u = 0;
 		}
 	}
+	c->pos = c->end;
+	copy = c->have_prev && c->prev_size == size && size <= DUP_MAX &&
+	    c->prev_off >= c->base_off && memcmp(c->data + (c->prev_off -
+	    c->base_off), c->data + start, size) == 0;
+	c->have_prev = true;
+	c->prev_off = off;
+	c->prev_size = size;
 	if (c->refused) {
 		if (index == 0)
 			return fail(c, err, DTC_E_NOTCBOR, 0,
 			    (long long)c->refused_off, "indefinite-length %s "
 			    "at byte %zu is not supported", c->refused_what,
 			    c->refused_off);
-		return skip(c, err, DTC_E_NOTCBOR, index, c->refused_off,
-		    "indefinite-length %s at byte %zu is not supported; "
-		    "item skipped", c->refused_what, c->refused_off);
-	}
-	if (c->nodes[0].type != DTCP_N_MAP) {
-		if (index == 0)
-			return fail(c, err, DTC_E_BADHEADER, 0, (long long)off,
-			    "not a dtsnap capture: the first item is %s, "
-			    "not a map", type_name(c->nodes[0].type));
-		return skip(c, err, DTC_E_NOTCBOR, index, off,
-		    "item at byte %zu is %s, not a map; skipped", off,
-		    type_name(c->nodes[0].type));
+		queue(c, Q_WARN, DTC_E_NOTCBOR, index, c->refused_off,
+		    "indefinite-length %s at byte %zu is not supported; item "
+		    "skipped", c->refused_what, c->refused_off);
+		return DTC_OK;
 	}
 	t = dtcp_map_get(c->nodes, "t");
 	if (t == NULL || t->type != DTCP_N_TEXT) {
@@ -980,9 +1564,16 @@ dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err)
 			return fail(c, err, DTC_E_BADHEADER, 0, (long long)off,
 			    "not a dtsnap capture: the first item has no "
 			    "text key 't'");
-		return skip(c, err, t == NULL ? DTC_E_MISSINGKEY :
-		    DTC_E_KEYTYPE, index, off, "item at byte %zu has no text "
-		    "key 't'; skipped", off);
+		if (c->cut)     /* a stray map head, then an item */
+			queue(c, Q_WARN, DTC_E_NOTCBOR, index, off, "item at "
+			    "byte %zu has no text key 't'; sync lost at byte "
+			    "%zu, found again at byte %zu", off, off,
+			    off + size);
+		else
+			queue(c, Q_WARN, t == NULL ? DTC_E_MISSINGKEY :
+			    DTC_E_KEYTYPE, index, off, "item at byte %zu has "
+			    "no text key 't'; skipped", off);
+		return DTC_OK;
 	}
 	/*
 	 * A kind too long for the copy, or holding a NUL, must not match a
@@ -998,17 +1589,333 @@ dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err)
 		if (check_header(c, t, err, off) != DTC_OK)
 			return DTC_FATAL;
 	} else if (text_is(t, "dtsnap")) {
-		return skip(c, err, DTC_E_DUPLICATE, index, off,
-		    "second dtsnap header at byte %zu; skipped", off);
+		queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "second dtsnap "
+		    "header at byte %zu; skipped", off);
+		return DTC_OK;
 	}
-	item->index = index;
-	item->offset = off;
-	c->last_off = off;
-	item->size = c->pos - (off - c->base_off);
-	item->nodes = c->nodes;
-	item->nnodes = c->nnodes;
-	item->kind = c->kind;
+	if (copy && never_repeated(c->kind)) {
+		queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "item at byte %zu "
+		    "is a copy of the %s item before it; skipped", off, c->kind);
+		return DTC_OK;
+	}
+	/* items that say their number (version 1.3): lost and repeated ones */
+	if ((sq = dtcp_map_get(c->nodes, "seq")) != NULL &&
+	    sq->type == DTCP_N_UINT) {
+		if (c->have_seq && sq->u < c->next_seq) {
+			queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "item at "
+			    "byte %zu repeats item %llu (its seq); skipped", off,
+			    (unsigned long long)sq->u);
+			return DTC_OK;
+		}
+		if (c->have_seq && sq->u == c->next_seq + 1)
+			queue(c, Q_WARN, DTC_E_TRUNCATED, index, off, "item "
+			    "%llu is missing before byte %zu (the item there "
+			    "says it is item %llu)",
+			    (unsigned long long)c->next_seq, off,
+			    (unsigned long long)sq->u);
+		else if (c->have_seq && sq->u > c->next_seq)
+			queue(c, Q_WARN, DTC_E_TRUNCATED, index, off, "items "
+			    "%llu to %llu are missing before byte %zu (the item "
+			    "there says it is item %llu)",
+			    (unsigned long long)c->next_seq,
+			    (unsigned long long)sq->u - 1, off,
+			    (unsigned long long)sq->u);
+		c->have_seq = true;
+		c->next_seq = sq->u + 1;
+	} else if (c->have_seq) {
+		c->next_seq++;
+	}
+	c->item.index = index;
+	c->item.offset = off;
+	c->item.size = size;
+	c->item.nodes = c->nodes;
+	c->item.nnodes = c->nnodes;
+	c->item.kind = c->kind;
+	queue(c, Q_ITEM, 0, index, off, NULL);
+	if (c->cut && c->cut_indef)
+		queue(c, Q_WARN, DTC_E_NOTCBOR, index, off, "an "
+		    "indefinite-length map at byte %zu runs into the item at "
+		    "byte %zu: read as the %u pair%s before it", off,
+		    off + size, c->nodes[0].count, plural(c->nodes[0].count));
+	else if (c->cut)
+		queue(c, Q_WARN, DTC_E_NOTCBOR, index, off, "a map of %u "
+		    "pair%s at byte %zu runs into the item at byte %zu: read "
+		    "as the %u pair%s before it", c->claimed,
+		    plural(c->claimed), off, off + size, c->nodes[0].count,
+		    plural(c->nodes[0].count));
+	if (c->nodd == 1)
+		queue(c, Q_WARN, DTC_E_NOTSUP, index, c->odd_off, "%s is not "
+		    "a dtsnap value; read past it", c->odd_what);
+	else if (c->nodd > 1)
+		queue(c, Q_WARN, DTC_E_NOTSUP, index, c->odd_off, "%s and %u "
+		    "more values in this item are not dtsnap values; read past "
+		    "them", c->odd_what, c->nodd - 1);
 	return DTC_OK;
+}
+
+/* The head at start is not a map: say what it is, as decode_at would. */
+static void
+not_a_map(dtcp_container *c, size_t start)
+{
+	static const char *const names[] = {
+		"an unsigned integer", "a negative integer", "a byte string",
+		"text", "an array", "a map", "a tag", NULL
+	};
+	uint8_t b = c->data[start];
+	unsigned major = b >> 5, ai = b & 31;
+	size_t off = c->base_off + start;
+	const char *what = names[major];
+
+	c->start = start;
+	if (b == 0xff) {
+		bad(c, DTC_E_NOTCBOR, off, off, "not CBOR at byte %zu: "
+		    "unexpected break", off);
+		return;
+	}
+	if ((ai >= 28 && ai <= 30) ||
+	    (ai == 31 && (major == 0 || major == 1 || major == 6))) {
+		bad(c, DTC_E_NOTCBOR, off, off, "not CBOR at byte %zu", off);
+		return;
+	}
+	if (major == 7)
+		what = b == 0xf4 || b == 0xf5 ? "a boolean" : b == 0xf6 ?
+		    "null" : b == 0xf7 ? "undefined" : ai >= 25 ? "a float" :
+		    "a simple value";
+	bad(c, DTC_E_NOTCBOR, off, off, "item at byte %zu is %s, not a map",
+	    off, what);
+}
+
+/* What follows the item that ends at rel starts an item, or is the end. */
+static int
+item_follows(dtcp_container *c, size_t rel, bool *yes, dtc_error *err)
+{
+	if (lookahead(c, rel, err) != DTC_OK)
+		return DTC_FATAL;
+	*yes = (rel == c->len && !more_input(c)) ||
+	    plausible(c->data + rel, c->len - rel);
+	return DTC_OK;
+}
+
+/*
+ * Find in data [from, until) the first place that starts like an item and
+ * decodes whole (c->nodes then hold it): D_ITEM with *at, D_BAD when there
+ * is none (or looking cost more than the budget), D_FATAL.
+ */
+static int
+find_inside(dtcp_container *c, size_t from, size_t until, size_t *at,
+    dtc_error *err)
+{
+	uint64_t spent = 0;
+	size_t p;
+	int r;
+
+	for (p = from; p < until; p++) {
+		if ((c->data[p] & 0xe0) != 0xa0)
+			continue;
+		if (lookahead(c, p, err) != DTC_OK)
+			return D_FATAL;
+		if (!plausible(c->data + p, c->len - p))
+			continue;
+		if ((r = decode_at(c, p, err)) == D_ITEM) {
+			*at = p;
+			return D_ITEM;
+		}
+		if (r == D_FATAL)
+			return D_FATAL;
+		spent += c->reach - (c->base_off + p);
+		if (spent > SCAN_BUDGET + (p - from))
+			break;
+	}
+	return D_BAD;
+}
+
+/*
+ * An item decoded whole at start.  When what follows it does not start
+ * an item, the damage is either after it (stray bytes: resync() reports
+ * them next) or in it: a length or count in it claimed bytes of the items
+ * after it, and an item starts inside what it took.  In that case it is
+ * skipped from its start to that item, which is read instead; its own
+ * bytes cannot be told from the ones it took.
+ */
+static int
+accept(dtcp_container *c, long long index, size_t start, dtc_error *err)
+{
+	size_t end = c->end, p, s, t;
+	bool ok;
+	int r;
+
+	if (index == 0 || c->cut) {
+		c->index = index + 1;
+		return take_item(c, index, start, err);
+	}
+	if (item_follows(c, end, &ok, err) != DTC_OK)
+		return DTC_FATAL;
+	if (ok) {
+		c->index = index + 1;
+		return take_item(c, index, start, err);
+	}
+	if ((r = find_inside(c, start + 1, end, &p, err)) == D_FATAL)
+		return DTC_FATAL;
+	if (r == D_ITEM) {
+		s = c->base_off + start;
+		t = c->base_off + p;
+		queue(c, Q_WARN, DTC_E_NOTCBOR, index, s, "item at byte %zu "
+		    "runs on over the item at byte %zu (to byte %zu); sync lost "
+		    "at byte %zu, found again at byte %zu", s, t,
+		    c->base_off + end, s, t);
+		c->have_prev = false;
+		c->index = index + 2;
+		return take_item(c, index + 1, p, err);
+	}
+	/* the damage is after it: the item again, as it was */
+	if (decode_at(c, start, err) != D_ITEM)
+		return c->state == DTC_FATAL ? DTC_FATAL : fail(c, err,
+		    DTC_E_INTERNAL, index, (long long)(c->base_off + start),
+		    "container reader: item at byte %zu read differently",
+		    c->base_off + start);
+	c->index = index + 1;
+	return take_item(c, index, start, err);
+}
+
+/*
+ * The bytes at c->start are not an item (why: D_BAD or D_SHORT, the
+ * reason in dcode, doff and dmsg).  Find the next one: the first place
+ * after start where plausible() holds and decode_at reads a whole item.
+ * One warning names the bytes skipped; the item found follows.  With
+ * nothing found, a truncated item stays what it was ("capture cut
+ * short"), and anything else was trailing damage.
+ */
+static int
+resync(dtcp_container *c, long long index, int why, dtc_error *err)
+{
+	size_t s = c->base_off + c->start, doff = c->doff, p, at, end;
+	size_t short_off = 0;
+	char diag[320], cutmsg[320], smsg[320];
+	int code = c->dcode, r;
+	bool short_seen = false;
+	uint64_t spent = 0;
+
+	snprintf(cutmsg, sizeof(cutmsg), "capture cut short at byte %zu%s%s",
+	    s, c->dmsg[0] != '\0' ? ": " : "", c->dmsg);
+	/* (an error's text has room for 199 bytes: the detail says it) */
+	if (why == D_SHORT && c->dmsg[0] == '\0')
+		snprintf(diag, sizeof(diag), "item at byte %zu runs past the "
+		    "end of the capture", s);
+	else
+		snprintf(diag, sizeof(diag), "%s", c->dmsg);
+	c->have_prev = false;
+	for (p = c->start + 1;; p++) {
+		if (more_input(c) && c->len - p < LOOKAHEAD) {
+			/* bounded memory over a long stretch of a pipe */
+			discard(c, p);
+			p = 0;
+			if (lookahead(c, p, err) != DTC_OK)
+				return DTC_FATAL;
+		}
+		if (p >= c->len)
+			break;
+		if ((c->data[p] & 0xe0) != 0xa0 ||
+		    !plausible(c->data + p, c->len - p))
+			continue;
+		at = c->base_off + p;
+		r = decode_at(c, p, err);
+		if (r == D_FATAL)
+			return DTC_FATAL;
+		if (r == D_ITEM) {
+			queue(c, Q_WARN, code, index, doff, "%s; sync lost at "
+			    "byte %zu, found again at byte %zu", diag, s, at);
+			return accept(c, index + 1, p, err);
+		}
+		if (r == D_SHORT && !short_seen) {
+			short_seen = true;
+			short_off = at;
+			snprintf(smsg, sizeof(smsg), "capture cut short at byte "
+			    "%zu%s%s", at, c->dmsg[0] != '\0' ? ": " : "",
+			    c->dmsg);
+		}
+		spent += c->reach - at;
+		if (spent > SCAN_BUDGET + (at - s))
+			return fail(c, err, code, index, (long long)doff, "%s; "
+			    "sync lost at byte %zu and not found again by byte "
+			    "%zu", diag, s, at);
+	}
+	end = c->base_off + c->len;
+	c->pos = c->len;
+	if (why == D_SHORT) {
+		queue(c, Q_FATAL, DTC_E_TRUNCATED, index, s, "%s", cutmsg);
+	} else if (short_seen) {
+		queue(c, Q_WARN, code, index, doff, "%s; sync lost at byte %zu, "
+		    "found again at byte %zu", diag, s, short_off);
+		queue(c, Q_FATAL, DTC_E_TRUNCATED, index + 1, short_off, "%s",
+		    smsg);
+	} else {
+		queue(c, Q_WARN, code, index, doff, "%s; sync lost at byte %zu, "
+		    "no item after it up to the end at byte %zu", diag, s, end);
+	}
+	c->index = index + 1;
+	return DTC_OK;
+}
+
+int
+dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err)
+{
+	long long index;
+	size_t start, off;
+	int r;
+
+	if (c->qlen > 0)
+		return pop(c, item, err);
+	if (c->state == DTC_FATAL) {
+		if (err != NULL && err->code == DTC_E_NONE)
+			*err = c->fatal;
+		return DTC_FATAL;
+	}
+	if (c->state == DTC_EOF)
+		return DTC_EOF;
+	compact(c);
+	index = c->index;
+	start = c->pos;
+	off = c->base_off + start;
+	if (c->mode != MODE_MEMORY && fill(c, start + 1, err) != DTC_OK)
+		return DTC_FATAL;
+	if (start == c->len) {
+		/* (a pipe says so too: memory, file and pipe input must
+		 * read alike) */
+		if (index == 0)
+			return fail(c, err, DTC_E_BADHEADER, 0, 0, "empty file "
+			    "(0 bytes): not a capture");
+		c->state = DTC_EOF;
+		return DTC_EOF;
+	}
+	if ((c->data[start] & 0xe0) != 0xa0) {
+		/* say "not a capture" for other files, before any truncation */
+		if (index == 0)
+			return fail(c, err, DTC_E_BADHEADER, 0, (long long)off,
+			    "not a dtsnap capture: it does not start with a "
+			    "CBOR map");
+		not_a_map(c, start);
+		r = D_BAD;
+	} else if ((r = decode_at(c, start, err)) == D_FATAL) {
+		return DTC_FATAL;
+	}
+	if (r == D_ITEM) {
+		if (accept(c, index, start, err) != DTC_OK)
+			return DTC_FATAL;
+	} else if (index == 0) {
+		/* no resynchronization before a header has been read */
+		if (r == D_SHORT)
+			return fail(c, err, DTC_E_TRUNCATED, 0, (long long)off,
+			    "capture cut short at byte %zu%s%s", off,
+			    c->dmsg[0] != '\0' ? ": " : "", c->dmsg);
+		return fail(c, err, c->dcode, 0, (long long)c->doff, "%s",
+		    c->dmsg);
+	} else if (resync(c, index, r, err) != DTC_OK) {
+		return DTC_FATAL;
+	}
+	if (c->qlen == 0)       /* every path above queued an answer */
+		return fail(c, err, DTC_E_INTERNAL, index, (long long)off,
+		    "container reader: nothing to say at byte %zu", off);
+	return pop(c, item, err);
 }
 
 /* ------------------------------------------------------------------ */

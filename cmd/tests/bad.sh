@@ -5,7 +5,10 @@
 # exactly the expected ones: the right message at the right item, CPU and
 # offset, and everything intact still decoded.  A case without an
 # expected file for a stream does not check that stream (it must still
-# not crash: any exit status above 2 fails).
+# not crash: any exit status above 2 fails).  Each case is decoded twice:
+# as a file, and from a pipe (`dtconsume -`, the streaming reader, which
+# must find the same damage at the same bytes; its messages name
+# "<stdin>").
 # Exit 0 when every case matches, 1 otherwise, 77 when dtconsume is missing.
 # Usage: bad.sh [-v] [case-substring]
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
@@ -34,10 +37,14 @@ for d in "$root"/*/; do
 	cp "$d/input.dtsnap" "$w/input.dtsnap"
 	(cd "$w" && "$DTCONSUME" input.dtsnap >out 2>err)
 	status=$?
+	(cd "$w" && "$DTCONSUME" - <input.dtsnap >pout 2>perr.raw)
+	pstatus=$?
+	sed 's/^dtconsume: <stdin>:/dtconsume: input.dtsnap:/' \
+	    "$w/perr.raw" >"$w/perr"
 	echo "$status" >"$w/status"
 	ok=1 why=""
-	if [ "$status" -gt 2 ]; then
-		ok=0 why="exit status $status (crash?)"
+	if [ "$status" -gt 2 ] || [ "$pstatus" -gt 2 ]; then
+		ok=0 why="exit status $status, from a pipe $pstatus (crash?)"
 	fi
 	if [ -f "$d/exit" ] && [ "$(cat "$d/exit")" != "$status" ]; then
 		ok=0 why="$why exit $status, want $(cat "$d/exit");"
@@ -47,6 +54,12 @@ for d in "$root"/*/; do
 	fi
 	if [ -f "$d/stderr" ] && ! cmp -s "$d/stderr" "$w/err"; then
 		ok=0 why="$why stderr differs;"
+	fi
+	# from a pipe: what the file gave
+	if [ "$pstatus" != "$status" ] || ! cmp -s "$w/out" "$w/pout" ||
+	    ! cmp -s "$w/err" "$w/perr"; then
+		ok=0 why="$why a pipe decodes it differently;"
+		diff -u "$w/err" "$w/perr" | sed -n '3,12p' | sed 's/^/    /'
 	fi
 	if [ $ok = 1 ]; then
 		pass=$((pass + 1))

@@ -117,6 +117,42 @@ for args in "" "bogus" "synth" "synth a b" "dump" "dump -q x" "info" \
 		not_ok "usage error: dtsnap $args" "exit $st, want 2"
 	fi
 done
+# info shows capture text with its control characters escaped, and a clock
+# pair at 2^63 (modulo 2^64 arithmetic: no signed overflow under UBSan)
+cat >"$work/esc.json" <<'EOF'
+{ "header": { "host": "h\u001b[31mred" },
+  "probes": [ { "id": 1, "provider": "dtrace", "name": "BEGIN\u001b]0;pwned\u0007" } ],
+  "eprobes": [ { "epid": 1, "probe": 1, "recs": [ { "trace": 4 } ] } ],
+  "clock": { "hrtime": "9223372036854775808", "walltime": "9223372036854775808" },
+  "passes": [ { "bufs": [ { "cpu": 0, "records": [ { "epid": 1, "data": [ 7 ] } ] } ] } ],
+  "end": { "exit_status": 0 } }
+EOF
+if "$DTSNAP" synth "$work/esc.json" -o "$work/esc.dtsnap" &&
+    "$DTSNAP" info "$work/esc.dtsnap" >"$work/esc.out" 2>&1; then
+	esc=$(printf '\033')
+	if grep -q 'h\\x1b\[31mred' "$work/esc.out" &&
+	    grep -q 'BEGIN\\x1b\]0;pwned\\x07' "$work/esc.out" &&
+	    ! grep -q "$esc" "$work/esc.out"; then
+		ok "info escapes control characters of capture text"
+	else
+		not_ok "info escapes control characters of capture text" \
+		    "$(cat -v "$work/esc.out" | head -n 12)"
+	fi
+else
+	not_ok "info of a capture with control characters and a 2^63 clock" \
+	    "$(head -n 3 "$work/esc.out")"
+fi
+
+# the version line dtconsume and dt2json print, for dtsnap too
+want="dtsnap $("$top_builddir/cmd/dtconsume" --version | sed 's/^[^ ]* //')"
+for v in --version -V; do
+	got=$("$DTSNAP" $v 2>&1)
+	if [ $? -eq 0 ] && [ "$got" = "$want" ]; then
+		ok "dtsnap $v"
+	else
+		not_ok "dtsnap $v" "got '$got', want '$want'"
+	fi
+done
 for cmd in synth dump info validate convert; do
 	if "$DTSNAP" $cmd --help | grep -q "^usage: dtsnap $cmd"; then
 		ok "$cmd --help"

@@ -17,6 +17,14 @@
  *
  * Build with libFuzzer (make fuzz), or with fuzz_replay.c as a plain
  * program that replays files (make check replays testdata/fuzz/container).
+ *
+ * Under libFuzzer, LLVMFuzzerCustomMutator damages the structure half of
+ * the time, as dtsnap(5) DAMAGE AND RESYNCHRONIZATION expects captures
+ * to be damaged: it finds the items (where a writer's item start is:
+ * map head, "t", a kind) and inserts stray bytes between them, deletes,
+ * duplicates or cuts one, changes a map head's count, or puts a tag, a
+ * simple value or a reserved head into one; the other half is libFuzzer's
+ * own byte mutations.
  */
 #include "config.h"
 
@@ -31,6 +39,11 @@
 #include "emitter.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max,
+    unsigned int seed);
+/* libFuzzer's own mutations; absent when replaying without libFuzzer */
+size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max)
+    __attribute__((weak));
 
 static volatile uint8_t sink;
 
@@ -303,10 +316,11 @@ run(const uint8_t *data, size_t size, int mem, int pushed, FILE *out,
 	if (pushed) {
 		push p = { em, st, live, errs, &b, 0 };
 
+		/* DTC_WARN: something was skipped or the end item is missing */
 		rc = dtc_consume(r, &push_handler, &p, NULL);
-		if (rc != DTC_OK && rc != DTC_FATAL)
+		if (rc != DTC_OK && rc != DTC_WARN && rc != DTC_FATAL)
 			abort();
-		rc = rc == DTC_OK ? DTC_EOF : rc;
+		rc = rc == DTC_FATAL ? rc : DTC_EOF;
 	}
 	for (; !pushed;) {
 		dtc_error_clear(&err);
@@ -407,4 +421,110 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		free(e[k]);
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Structure-aware mutations                                           */
+/* ------------------------------------------------------------------ */
+
+#define MAXITEMS 512
+
+/* Where items start: what a writer writes there (a map head of 1 to 23
+ * pairs, "t", a text head).  Good enough to cut a capture into items. */
+static size_t
+item_starts(const uint8_t *d, size_t n, size_t *at)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i + 3 < n && k < MAXITEMS; i++)
+		if (d[i] >= 0xa1 && d[i] <= 0xb7 && d[i + 1] == 0x61 &&
+		    d[i + 2] == 0x74 && (d[i + 3] & 0xe0) == 0x60)
+			at[k++] = i;
+	return k;
+}
+
+static uint32_t
+rnd(uint32_t *s)
+{
+	*s = *s * 1103515245u + 12345u;
+	return *s >> 8;
+}
+
+/* Replace data[pos, pos + del) by ins[0, nins): the new size, or size
+ * when it would not fit in max. */
+static size_t
+replace_bytes(uint8_t *data, size_t size, size_t max, size_t pos, size_t del,
+    const uint8_t *ins, size_t nins)
+{
+	if (pos > size || del > size - pos || size - del + nins > max)
+		return size;
+	memmove(data + pos + nins, data + pos + del, size - pos - del);
+	if (nins > 0)
+		memmove(data + pos, ins, nins);
+	return size - del + nins;
+}
+
+size_t
+LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max,
+    unsigned int seed)
+{
+	static const uint8_t odd[] = {
+		0x1c, 0xff, 0xc6, 0xd8, 0xf0, 0xf8, 0x5b, 0x9b, 0xbb, 0xbf,
+		0x7f, 0x00, 0xa1, 0x81
+	};
+	size_t at[MAXITEMS], n, k, a, b, len;
+	uint32_t s = seed;
+	uint8_t buf[16], *copy;
+
+	n = item_starts(data, size, at);
+	if (n < 2 || rnd(&s) % 2 == 0)
+		return LLVMFuzzerMutate != NULL ?
+		    LLVMFuzzerMutate(data, size, max) : size;
+	k = 1 + rnd(&s) % (n - 1);              /* never the header */
+	a = at[k];
+	b = k + 1 < n ? at[k + 1] : size;
+	switch (rnd(&s) % 8) {
+	case 0:                 /* stray bytes before an item */
+		len = 1 + rnd(&s) % 8;
+		for (size_t i = 0; i < len; i++)
+			buf[i] = rnd(&s) % 3 ? odd[rnd(&s) % sizeof(odd)] :
+			    (uint8_t)rnd(&s);
+		return replace_bytes(data, size, max, a, 0, buf, len);
+	case 1:                 /* an item deleted */
+		return replace_bytes(data, size, max, a, b - a, NULL, 0);
+	case 2:                 /* an item duplicated, here or later */
+		if ((copy = malloc(b - a)) == NULL)
+			return size;
+		memcpy(copy, data + a, b - a);
+		len = replace_bytes(data, size, max, rnd(&s) % 2 ? b :
+		    at[k + rnd(&s) % (n - k)], 0, copy, b - a);
+		free(copy);
+		return len;
+	case 3:                 /* its map head claims one pair more/less */
+		if (rnd(&s) % 2 && data[a] < 0xb7)
+			data[a]++;
+		else if (data[a] > 0xa1)
+			data[a]--;
+		return size;
+	case 4:                 /* the capture ends inside it */
+		return a + 1 + rnd(&s) % (b - a);
+	case 5:                 /* its tail is gone, the next item follows */
+		len = 1 + rnd(&s) % (b - a - 1);
+		return replace_bytes(data, size, max, b - len, len, NULL, 0);
+	case 6:                 /* a byte of it becomes an odd head */
+		data[a + 1 + rnd(&s) % (b - a - 1)] =
+		    odd[rnd(&s) % sizeof(odd)];
+		return size;
+	default:                /* two items swap places */
+		if (k + 1 >= n)
+			return size;
+		len = (k + 2 < n ? at[k + 2] : size) - b;
+		if ((copy = malloc(b - a)) == NULL)
+			return size;
+		memcpy(copy, data + a, b - a);
+		memmove(data + a, data + b, len);
+		memcpy(data + a + len, copy, b - a);
+		free(copy);
+		return size;
+	}
 }

@@ -425,9 +425,18 @@ def cut_short(data, start):
     raise AssertionError("the item at %d is whole" % start)
 
 
-@case("empty-file", "an empty file: cut short before its header")
+@case("empty-file", "an empty file: not a capture (said as such, not as a "
+      "capture cut short)")
 def c_empty(b):
-    return b"", msg(0, None, *cut_short(b"", 0)), "", 1
+    return b"", msg(0, None, 0, "empty file (0 bytes): not a capture"), "", 1
+
+
+def sync(diag, lost, found):
+    """The warning of a resynchronization: why the bytes at lost are not
+    an item, and where the next item was found (dtsnap(5) DAMAGE AND
+    RESYNCHRONIZATION)."""
+    return "%s; sync lost at byte %d, found again at byte %d" % (
+        diag, lost, found)
 
 
 @case("not-cbor", "an ELF file: not a capture at all")
@@ -491,13 +500,14 @@ def c_dup_header(b):
 
 
 @case("item-array", "an array where an item should be (between the two "
-      "passes): skipped")
+      "passes): its bytes are skipped to the next item, nothing is lost")
 def c_item_array(b):
     insert_before(b, "status2", [1, 2, 3])
     o = b.off("status2") - len(cbor2.dumps([1, 2, 3]))
     return layout(b.items)[0], msg(b.i("status2") - 1, None, o,
-                                   "item at byte %d is an array, not a map; "
-                                   "skipped" % o), b.stdout(), 1
+                                   sync("item at byte %d is an array, not "
+                                        "a map" % o, o, b.off("status2"))), \
+        b.stdout(), 1
 
 
 @case("item-no-t", "a map without \"t\" between the passes: skipped")
@@ -528,27 +538,27 @@ def c_unknown_kind(b):
 
 
 @case("reserved-head", "the first byte of the pass-2 status item replaced "
-      "by 0x1c (a reserved CBOR head): pass 1 is decoded, the aggregations "
-      "merged so far are printed at the end")
+      "by 0x1c (a reserved CBOR head): that item is lost, the reader finds "
+      "the next (pass 2's aggbuf) and everything is printed (the status "
+      "item changes nothing printed here)")
 def c_reserved(b):
     data, offs = layout(b.items)
-    o = offs[b.i("status2")]
+    i = b.i("status2")
+    o = offs[i]
     data = data[:o] + b"\x1c" + data[o + 1:]
-    return data, msg(b.i("status2"), None, o, "not CBOR at byte %d" % o), \
-        b.stdout(lose=("buf2.0", "buf2.1"), aggs=("aggbuf1.0", "aggbuf1.1"),
-                 exit_aggs=True), 1
+    return data, msg(i, None, o, sync("not CBOR at byte %d" % o, o,
+                                      offs[i + 1])), b.stdout(), 1
 
 
 @case("stray-break", "a CBOR break byte (0xff) where the pass-2 status "
-      "item should start")
+      "item should start: one byte skipped, nothing lost")
 def c_break(b):
     data, offs = layout(b.items)
     o = offs[b.i("status2")]
     data = data[:o] + b"\xff" + data[o:]
-    return data, msg(b.i("status2"), None, o, "not CBOR at byte %d: "
-                     "unexpected break" % o), \
-        b.stdout(lose=("buf2.0", "buf2.1"), aggs=("aggbuf1.0", "aggbuf1.1"),
-                 exit_aggs=True), 1
+    return data, msg(b.i("status2"), None, o, sync(
+        "not CBOR at byte %d: unexpected break" % o, o, o + 1)), \
+        b.stdout(), 1
 
 
 @case("trailing-garbage", "half an item after the end item")
@@ -595,7 +605,8 @@ def c_no_end(b):
 
 
 @case("bytes-2p60", "CPU 1's pass-1 buffer claims 2^60 bytes of data: "
-      "refused at its head, as larger than an item may be")
+      "refused at its head, as larger than an item may be; that buffer is "
+      "lost, the reader finds the pass-2 status item and goes on")
 def c_2p60(b):
     data, offs = layout(b.items)
     i = b.i("buf1.1")
@@ -605,14 +616,15 @@ def c_2p60(b):
     pos = e.find(head + d)
     e = e[:pos] + b"\x5b" + struct.pack(">Q", 1 << 60) + e[pos + len(head):]
     data = data[:offs[i]] + e + data[offs[i + 1]:]
-    return data, msg(i, None, *cut_short(data, offs[i])), \
-        b.stdout(lose=("buf1.1", "buf2.0", "buf2.1"),
-                                        aggs=("aggbuf1.0", "aggbuf1.1"),
-                                        exit_aggs=True), 1
+    where, why = cut_short(data, offs[i])
+    return data, msg(i, None, where, sync(why, offs[i], offs[i] + len(e))), \
+        b.stdout(lose=("buf1.1",)), 1
 
 
 @case("recs-1e9", "eprobe 3's recs array claims 10^9 elements, more than "
-      "an item may hold: refused at its head, and no buffer is reached")
+      "an item may hold: refused at its head, the eprobe item is lost and "
+      "the reader goes on with the next item; each buffer holding a write "
+      "record is then skipped from it on, as for an eprobe without size")
 def c_1e9(b):
     data, offs = layout(b.items)
     i = b.i("eprobe3")
@@ -620,9 +632,26 @@ def c_1e9(b):
     r = b.items[i]["recs"]
     pos = e.find(cbor2.dumps(r))
     e = e[:pos] + b"\x9a" + struct.pack(">I", 10 ** 9) + e[pos + 1:]
-    data = data[:offs[i]] + e + data[offs[i + 1]:]
-    return data, msg(i, None, *cut_short(data, offs[i])), \
-        b.stdout(lose=("buf1.0", "buf1.1", "buf2.0", "buf2.1")), 1
+    b.items[i] = Raw(e)             # 4 bytes longer: later offsets move
+    data = layout(b.items)[0]
+    where, why = cut_short(data, offs[i])
+    return data, msg(i, None, where, sync(why, offs[i], offs[i] + len(e))) + \
+        unknown_write(b), \
+        b.stdout(lose=(("buf1.0", 3), ("buf1.1", 1), ("buf2.0", 0))), 1
+
+
+def unknown_write(b):
+    """The messages of a capture whose eprobe 3 (write:entry) is unknown:
+    each buffer holding a write record is skipped from that record on."""
+    return msg(b.i("buf1.0"), 0, b.doff("buf1.0") + 48, "unknown enabled "
+               "probe id 3 at buffer offset 48; the rest of this buffer (24 "
+               "bytes) is skipped") + \
+        msg(b.i("buf1.1"), 1, b.doff("buf1.1") + 16, "unknown enabled probe "
+            "id 3 at buffer offset 16; the rest of this buffer (24 bytes) is "
+            "skipped") + \
+        msg(b.i("buf2.0"), 0, b.doff("buf2.0"), "unknown enabled probe id 3 "
+            "at buffer offset 0; the rest of this buffer (24 bytes) is "
+            "skipped")
 
 
 @case("indef-bytes", "CPU 1's pass-1 buffer data is an indefinite-length "
@@ -643,8 +672,9 @@ def c_indef(b):
         b.stdout(lose=("buf1.1",)), 1
 
 
-@case("deep-nesting", "an unknown key of the options item nests 100 arrays: "
-      "reading stops there (after the header)")
+@case("deep-nesting", "an unknown key of the options item nests 100 arrays, "
+      "deeper than the 64 levels the reader decodes: the value is read past "
+      "with a warning, the item is kept and nothing is lost")
 def c_deep(b):
     data, offs = layout(b.items)
     i = b.i("options")
@@ -655,11 +685,275 @@ def c_deep(b):
     assert e.endswith(tail)
     e = e[:-1] + b"\x81" * 100 + b"\x00"
     data = data[:offs[i]] + e + data[offs[i + 1]:]
-    # map (1) + the 65th level: the 64th array opened is at depth 65
+    # map (1) + the 65th level: the 64th array opened is at depth 65, and
+    # the value it starts runs to the item's last byte (the 0 inside)
     o = offs[i] + len(cbor2.dumps(it)) - 1 + 63
-    return data, msg(i, None, o, "nesting deeper than 64 levels at byte "
-                     "%d" % o), b.stdout(lose=("buf1.0", "buf1.1", "buf2.0",
-                                               "buf2.1")), 1
+    last = offs[i] + len(e) - 1
+    return data, msg(i, None, o, "a value nested deeper than 64 levels "
+                     "(bytes %d-%d) is not a dtsnap value; read past it" %
+                     (o, last)), b.stdout(), 1
+
+
+# -- damage to the structure, and resynchronization (dtsnap(5) DAMAGE AND
+# RESYNCHRONIZATION): every case keeps every record outside the damaged
+# item, and none is silent
+
+def splice(b, name, e):
+    """The capture with the encoding of a named item replaced by e: its
+    bytes, the item's offset and the offset just past it."""
+    data, offs = layout(b.items)
+    i = b.i(name)
+    start, end = offs[i], offs[i] + len(enc(b.items[i]))
+    return data[:start] + e + data[end:], start, start + len(e)
+
+
+def add_pair(e, key, raw):
+    """An item's encoding with one more pair, raw being the value's exact
+    bytes (for values cbor2 will not write); the map head is one byte."""
+    assert 0xa1 <= e[0] <= 0xb6
+    return bytes([e[0] + 1]) + e[1:] + cbor2.dumps(key) + raw
+
+
+@case("map-pair-extra", "CPU 1's pass-1 buffer item's map head says 9 pairs "
+      "(it holds 8): the ninth key would be the pass-2 status item.  The "
+      "reader sees an item start inside the item, reads the buffer as its 8 "
+      "pairs, says so, and goes on with the status item: nothing lost")
+def c_pair_extra(b):
+    i = b.i("buf1.1")
+    e = enc(b.items[i])
+    assert e[0] == 0xa8
+    data, start, end = splice(b, "buf1.1", b"\xa9" + e[1:])
+    return data, msg(i, None, start, "a map of 9 pairs at byte %d runs into "
+                     "the item at byte %d: read as the 8 pairs before it" %
+                     (start, end)), b.stdout(), 1
+
+
+@case("map-pair-extra-header", "the header's map head says one pair more "
+      "than it holds, so the options item would be its last key: the header "
+      "is read as its 10 pairs, with a warning, and the options item is "
+      "still read (quiet output)")
+def c_pair_extra_hdr(b):
+    e = enc(b.items[0])
+    assert e[0] == 0xaa
+    data, start, end = splice(b, "header", b"\xab" + e[1:])
+    return data, msg(0, None, 0, "a map of 11 pairs at byte 0 runs into the "
+                     "item at byte %d: read as the 10 pairs before it" %
+                     end), b.stdout(), 1
+
+
+@case("map-pair-missing", "CPU 1's pass-1 buffer item's map head says 7 "
+      "pairs (it holds 8): the item ends before its last pair "
+      "(timestamp: 1000), whose key is then where an item should start.  "
+      "The buffer is read without its timestamp (not temporal: nothing "
+      "changes), the reader skips the pair's bytes to the status item")
+def c_pair_missing(b):
+    i = b.i("buf1.1")
+    e = enc(b.items[i])
+    last = cbor2.dumps("timestamp") + cbor2.dumps(1000)
+    assert e.endswith(last)
+    data, start, end = splice(b, "buf1.1", b"\xa7" + e[1:])
+    o = end - len(last)
+    return data, msg(i + 1, None, o, sync("item at byte %d is text, not a "
+                                          "map" % o, o, end)), \
+        b.stdout(), 1
+
+
+@case("stray-bytes-between", "three stray bytes (1, 2, 3) between CPU 1's "
+      "pass-1 buffer and the pass-2 status item: one warning for the three, "
+      "nothing lost")
+def c_stray_between(b):
+    data, offs = layout(b.items)
+    o = offs[b.i("status2")]
+    data = data[:o] + b"\x01\x02\x03" + data[o:]
+    return data, msg(b.i("status2"), None, o, sync(
+        "item at byte %d is an unsigned integer, not a map" % o, o, o + 3)), \
+        b.stdout(), 1
+
+
+@case("stray-map-head", "a stray map head (0xa1, one pair) right before the "
+      "pass-2 status item, which would be its key: an item start inside "
+      "it, so the byte is skipped and nothing is lost")
+def c_stray_map(b):
+    data, offs = layout(b.items)
+    o = offs[b.i("status2")]
+    data = data[:o] + b"\xa1" + data[o:]
+    return data, msg(b.i("status2"), None, o, sync(
+        "item at byte %d has no text key 't'" % o, o, o + 1)), \
+        b.stdout(), 1
+
+
+@case("garbage-tail", "three reserved heads (0x1c) after the end item: "
+      "reported, everything decoded")
+def c_garbage_tail(b):
+    data = layout(b.items)[0]
+    n = len(data)
+    data += b"\x1c\x1c\x1c"
+    return data, msg(len(b.items), None, n, "not CBOR at byte %d; sync lost "
+                     "at byte %d, no item after it up to the end at byte %d"
+                     % (n, n, n + 3)), b.stdout(), 1
+
+
+def odd_case(name, about, which, raw, what):
+    """An unknown key of a named item holding raw, a value no key of the
+    format holds: a warning, the item kept, nothing lost."""
+    @case(name, about)
+    def fn(b):
+        i = b.i(which)
+        e = enc(b.items[i])
+        data, start, end = splice(b, which, add_pair(e, "zz", raw))
+        o = start + len(e) + len(cbor2.dumps("zz"))
+        return data, msg(i, None, o, "%s at byte %d is not a dtsnap value; "
+                         "read past it" % (what, o)), b.stdout(), 1
+    return fn
+
+
+odd_case("tag-unknown-key", "CPU 1's pass-1 buffer item has an unknown key "
+         "holding tag 6 (0xc6, which libcbor 0.8 refuses) around 1",
+         "buf1.1", b"\xc6\x01", "a CBOR tag (6)")
+odd_case("tag-24-unknown-key", "the options item has an unknown key holding "
+         "tag 24 (0xd8 0x18, which libcbor reads) around a byte string",
+         "options", b"\xd8\x18\x41\x00", "a CBOR tag (24)")
+odd_case("simple-unknown-key", "the pass-2 status item has an unknown key "
+         "holding simple value 16 (0xf0, unassigned)", "status2", b"\xf0",
+         "a CBOR simple value (16)")
+odd_case("simple-255-unknown-key", "CPU 0's pass-2 buffer item has an "
+         "unknown key holding simple value 255 (0xf8 0xff)", "buf2.0",
+         b"\xf8\xff", "a CBOR simple value (255)")
+
+
+@case("nesting-65537", "CPU 1's pass-1 buffer item has an unknown key "
+      "nesting 65537 arrays, deeper than the reader reads past: that item is "
+      "skipped (it cannot be read to its end) and the reader finds the next")
+def c_very_deep(b):
+    i = b.i("buf1.1")
+    e = enc(b.items[i])
+    data, start, end = splice(b, "buf1.1",
+                              add_pair(e, "zz", b"\x81" * 65537 + b"\x00"))
+    # the item map is level 1: the array opened at level 65537 is the
+    # 65536th, after 65535 others
+    o = start + len(e) + len(cbor2.dumps("zz")) + 65535
+    return data, msg(i, None, o, sync("nesting deeper than 65536 levels at "
+                                      "byte %d" % o, start, end)), \
+        b.stdout(lose=("buf1.1",)), 1
+
+
+@case("bytes-4g-claim", "CPU 1's pass-1 buffer data claims 2^32 bytes: with "
+      "its head that is more than an item may hold (2^32 bytes), refused at "
+      "once, not waited for; the buffer is lost, nothing else")
+def c_4g(b):
+    i = b.i("buf1.1")
+    e = enc(b.items[i])
+    d = b.items[i]["data"]
+    head = cbor2.dumps(d)[:-len(d)]
+    pos = e.find(head + d)
+    e = e[:pos] + b"\x5b" + struct.pack(">Q", 1 << 32) + e[pos + len(head):]
+    data, start, end = splice(b, "buf1.1", e)
+    o = start + pos
+    return data, msg(i, None, o, sync(
+        "a byte string of 4294967296 bytes at byte %d makes the item at byte "
+        "%d larger than an item may be (4294967296 bytes)" % (o, start),
+        start, end)), b.stdout(lose=("buf1.1",)), 1
+
+
+@case("bytes-length-long", "CPU 1's pass-1 buffer data's length says 4096 "
+      "bytes (it has 40): the string would run past the end of the capture, "
+      "but an item follows, so the item is damage, not a cut; that buffer "
+      "is lost, the reader finds the pass-2 status item")
+def c_len_long(b):
+    data, offs = layout(b.items)
+    i = b.i("buf1.1")
+    e = enc(b.items[i])
+    d = b.items[i]["data"]
+    assert len(d) == 40
+    pos = e.find(b"\x58\x28" + d)
+    e = e[:pos] + b"\x59\x10\x00" + e[pos + 2:]
+    data, start, end = splice(b, "buf1.1", e)
+    o = start + pos
+    left = len(data) - o - 3
+    assert left < 4096
+    return data, msg(i, None, start, sync(
+        "a byte string of 4096 bytes at byte %d runs past the end (%d bytes "
+        "left)" % (o, left), start, end)), b.stdout(lose=("buf1.1",)), 1
+
+
+@case("copy-of-buf", "CPU 1's pass-1 buffer item written twice in a row: "
+      "the copy is skipped with a warning, nothing is printed twice")
+def c_copy(b):
+    x = dict(b.items[b.i("buf1.1")])
+    insert_before(b, "status2", x)
+    i = b.i("status2") - 1
+    o = b.off("status2") - len(enc(x))
+    return layout(b.items)[0], msg(i, None, o, "item at byte %d is a copy of "
+                                   "the buf item before it; skipped" % o), \
+        b.stdout(), 1
+
+
+@case("copy-of-probe", "not damage: probe item 4 written twice in a row "
+      "(descriptions may be repeated): no message")
+def c_copy_probe(b):
+    insert_before(b, "format1", dict(b.items[b.i("probe4")]))
+    return layout(b.items)[0], "", b.stdout(), 0
+
+
+def numbered(b):
+    """The capture as a version 1.3 writer writes it: every item says its
+    number (key "seq", right after "t")."""
+    b.items[0] = dict(b.items[0], version=[1, 3])
+    for k, x in enumerate(b.items):
+        y = {"t": x["t"], "seq": k}
+        y.update((kk, v) for kk, v in x.items() if kk != "t")
+        b.items[k] = y
+
+
+@case("seq-intact", "not damage: a version 1.3 capture, every item "
+      "numbered: decoded as the base, no message")
+def c_seq_intact(b):
+    numbered(b)
+    return layout(b.items)[0], "", b.stdout(), 0
+
+
+@case("seq-deleted", "a version 1.3 capture without CPU 1's pass-1 buffer "
+      "item: the next item's number says one is missing")
+def c_seq_deleted(b):
+    numbered(b)
+    i = b.i("buf1.1")
+    o = b.off("buf1.1")
+    del b.items[i]
+    return layout(b.items)[0], msg(i, None, o, "item %d is missing before "
+                                   "byte %d (the item there says it is item "
+                                   "%d)" % (i, o, i + 1)), \
+        b.stdout(lose=("buf1.1",)), 1
+
+
+@case("seq-repeated", "a version 1.3 capture with CPU 0's pass-1 buffer "
+      "item again after CPU 1's: its number says it was read already, so "
+      "it is skipped and nothing is printed twice")
+def c_seq_repeated(b):
+    numbered(b)
+    x = b.items[b.i("buf1.0")]
+    insert_before(b, "status2", x)
+    i = b.i("status2") - 1
+    o = b.off("status2") - len(enc(x))
+    return layout(b.items)[0], msg(i, None, o, "item at byte %d repeats item "
+                                   "%d (its seq); skipped" %
+                                   (o, x["seq"])), b.stdout(), 1
+
+
+@case("seq-lost-two", "a version 1.3 capture whose pass-1 buffer items "
+      "(CPU 0 and 1) lost their first byte: one stretch of damage, and the "
+      "number of the item found after it says which two items it held")
+def c_seq_lost_two(b):
+    numbered(b)
+    data, offs = layout(b.items)
+    i, j = b.i("buf1.0"), b.i("buf1.1")
+    assert j == i + 1
+    s, t = offs[i], offs[j]
+    data = data[:s] + b"\x1c" + data[s + 1:t] + b"\x1c" + data[t + 1:]
+    n = offs[j + 1]
+    return data, msg(i, None, s, sync("not CBOR at byte %d" % s, s, n)) + \
+        msg(i + 1, None, n, "items %d to %d are missing before byte %d (the "
+            "item there says it is item %d)" % (i, j, n, j + 1)), \
+        b.stdout(lose=("buf1.0", "buf1.1")), 1
 
 
 # -- metadata ------------------------------------------------------------
