@@ -2,12 +2,29 @@
  * decode.c - the driver shared by dtconsume and dt2json: options, one
  * reader per input file, events to the chosen emitter, warnings to
  * stderr as "prog: file: item N, offset M: message".
+ *
+ * Record selection (--probe, --cpu, --epid, --since, --until, -x cpu) is
+ * the library's (dtc_select): every reader gets it, and a bad value is a
+ * bad command line.  A long decode on a terminal shows a progress line
+ * (cli.c); options dtrace accepts that mean nothing offline are named in
+ * one notice, not ignored in silence.
+ *
+ * The output (-o) is written to a temporary file and replaces the file
+ * it names only when the run has decoded something and every write
+ * succeeded (cli_out in cli.c): a failed run leaves the previous file as
+ * it was.  A capture that is damaged still counts as decoded (exit 1):
+ * its output is what dtrace would have printed up to the damage, as
+ * dtrace writes as it consumes.  An output that is one of the inputs is
+ * refused before anything is opened.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "decode.h"
@@ -19,38 +36,67 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 	const dtc_emitter *const *e;
 
 	fprintf(fp,
-"Usage: %s [-qFE] [-x opt[=val]]... [-o outfile] [-f format] [--temporal]\n"
-"       [--merge-aggs] FILE...\n"
+"Usage: %s [-qFEO] [-x opt[=val]]... [-o outfile] [-f format]\n"
+"       [--probe GLOB]... [--cpu LIST]... [--epid LIST]... [--since T]\n"
+"       [--until T] [--temporal] [--merge-aggs] [--folded-key N[,N]...]\n"
+"       [--libxo style] [--no-progress] FILE...\n"
 "Decode DTrace captures (.dtsnap files) offline%s.\n"
 "\n"
 "  -q                  quiet (as dtrace -q): -x quiet\n"
 "  -F                  flow indent (as dtrace -F): -x flowindent\n"
-"  -x opt[=val]        set a consumer option, overriding the capture's\n"
-"  -o file             write the output to file (stderr messages stay)\n"
+"  -x opt[=val]        set a consumer option, overriding the capture's;\n"
+"                      -x oformat=json is FreeBSD dtrace's JSON (-f\n"
+"                      json-freebsd without -O), oformat=text the text;\n"
+"                      -x cpu=N is --cpu N; options that only shape\n"
+"                      tracing (bufsize, strsize ...) are named in a notice\n"
+"  -O                  with -x oformat=json: the aggregations left at the\n"
+"                      end too (as FreeBSD dtrace -O)\n"
+"  -o file             write the output to file, which is replaced only\n"
+"                      when the run completes (stderr messages stay)\n"
 "  -f format           output format (default %s):\n",
 	    c->progname, strcmp(deffmt, "text") == 0 ?
 	    " and print what dtrace(1) printed" : " as JSON Lines", deffmt);
 	for (e = dtc_emitter_list(); *e != NULL; e++)
-		fprintf(fp, "                        %-6s %s\n", (*e)->name,
+		fprintf(fp, "        %-12s %s\n", (*e)->name,
 		    (*e)->description);
 	fprintf(fp,
+"  Selecting firings (each option narrows; repeated, any value matches):\n"
+"      --probe GLOB    provider:module:function:name, fields matched from\n"
+"                      the right as dtrace does (read:entry), * ? [...]\n"
+"      --cpu LIST      CPUs: 0,2-3\n"
+"      --epid LIST     enabled probe ids (DTrace v2: statement ids)\n"
+"      --since T       records at or after T: ns of the record timestamps,\n"
+"                      +1.5s after the first record, or a UTC time such as\n"
+"                      2026-11-25T16:00:00Z (needs the capture's clock)\n"
+"      --until T       records at or before T (the same forms)\n"
+"                      Aggregations are not filtered.\n"
+"      --no-progress   no progress line on a terminal (it shows after 2 s,\n"
+"                      or at once for a capture over 256 MiB)\n"
 "      --temporal      merge records across CPUs by timestamp (-x temporal)\n"
 "      --merge-aggs    merge the aggregations of all files (same name,\n"
 "                      function, parameters and keys) and print them once,\n"
 "                      after the last file\n"
+"      --folded-key N[,N]...\n"
+"                      -f folded: the aggregation key components to keep\n"
+"                      as frames (1 is the first; default: all)\n"
+"      --libxo style   as -x oformat=style (FreeBSD dtrace)\n"
 "  -E, --exit-status   exit with the status the traced script gave exit()\n"
 "  -h, --help          show this help\n"
 "  -V, --version       show the version\n"
 "\n"
 "FILE may be - for standard input.  Several files are decoded one after\n"
 "the other.  Exit status: 0 when every file decoded cleanly, 1 when\n"
-"something was skipped or broken (each problem is reported on stderr),\n"
-"2 for a bad command line.  system() and freopen() requests recorded in\n"
-"a capture are never executed: they are reported on stderr.\n"
+"something was skipped or broken or the output could not be written\n"
+"(each problem is reported on stderr), 2 for a bad command line or a\n"
+"selection a capture cannot honour.\n"
+"system() and freopen() requests recorded in a capture are never\n"
+"executed: they are reported on stderr.\n"
 "See %s(1).\n", c->progname);
 }
 
 struct opt { const char *name, *value; };
+/* a selection: dtc_select's what and value */
+struct sel { const char *what, *value; };
 
 static int
 dispatch(const dtc_handler *h, const dtc_event *ev, void *st,
@@ -73,12 +119,21 @@ dispatch(const dtc_handler *h, const dtc_event *ev, void *st,
 	return 0;
 }
 
-/* One file's run: the events go to the emitter, the warnings to stderr. */
+/* What the files of one run share. */
 typedef struct run {
 	cli *c;
+	unsigned flags;          /* dtc_open_* flags */
+	const struct opt *opts;  /* -q, -F, -x in order */
+	size_t nopts;
+	const struct sel *sels;  /* --probe, --cpu, --epid, --since, --until */
+	size_t nsels;
+	uint64_t nrec;           /* records of the capture (progress) */
 	const dtc_handler *h;    /* the emitter's */
 	void *st;                /* its state */
-	int *exit_status;
+	int exit_status;         /* of the traced script */
+	dtc_aggmerge *merge;     /* --merge-aggs, or NULL */
+	dtc_reader *keep;        /* the first reader added to merge */
+	int nopened;             /* captures opened */
 } run;
 
 static int
@@ -86,10 +141,11 @@ on_event(const dtc_event *ev, void *arg)
 {
 	run *x = arg;
 
-	return dispatch(x->h, ev, x->st, x->exit_status);
+	return dispatch(x->h, ev, x->st, &x->exit_status);
 }
 
-/* the events of record sets, millions of them, without the switch */
+/* the events of record sets, millions of them, without the switch (and
+ * a tail call to the emitter: its value is returned as it is) */
 static int
 on_probe(const dtc_event *ev, void *arg)
 {
@@ -106,6 +162,16 @@ on_record(const dtc_event *ev, void *arg)
 	return x->h->record != NULL ? x->h->record(ev, x->st) : 0;
 }
 
+/* the same, counting records for the progress line */
+static int
+on_record_counted(const dtc_event *ev, void *arg)
+{
+	run *x = arg;
+
+	cli_progress_records(x->c->progress, ++x->nrec);
+	return x->h->record != NULL ? x->h->record(ev, x->st) : 0;
+}
+
 static int
 on_probe_end(const dtc_event *ev, void *arg)
 {
@@ -117,19 +183,82 @@ on_probe_end(const dtc_event *ev, void *arg)
 static int
 on_warn(const dtc_error *err, void *arg)
 {
-	cli_report(((run *)arg)->c, err);
+	run *x = arg;
+
+	/* the library refused the selection for this capture (a time it
+	 * has no clock for): the request is at fault, as with a bad value */
+	if (err->code == DTC_E_BADOPTION && err->item < 0)
+		cli_report_usage(x->c, err);
+	else
+		cli_report(x->c, err);
 	return 0;     /* go on with what is intact */
 }
 
 /*
- * Decode one file; returns 0, or -1 when the emitter asked to stop.
- * With merge, the reader's aggregations are added to it; the first
- * reader added is kept open in *keep (the merge uses its symbols).
+ * Open one capture and give it the options of the command line.  Returns
+ * the reader, or NULL: it could not be opened (reported, status 1), or
+ * the library refused an option (a bad command line: reported, status
+ * 2).
+ */
+static dtc_reader *
+open_capture(run *x, const char *path)
+{
+	dtc_reader *r;
+	dtc_error err;
+	size_t i;
+
+	dtc_error_clear(&err);
+	if (strcmp(path, "-") == 0)
+		r = dtc_open_fd(0, "<stdin>", x->flags, &err);
+	else
+		r = dtc_open_file(path, x->flags, &err);
+	if (r == NULL) {
+		cli_report(x->c, &err);
+		return NULL;
+	}
+	for (i = 0; i < x->nopts; i++) {
+		dtc_error_clear(&err);
+		if (dtc_set_option(r, x->opts[i].name, x->opts[i].value,
+		    &err) != DTC_OK) {
+			dtc_close(r);
+			cli_usage_warn(x->c, "%s", err.text);
+			return NULL;
+		}
+	}
+	for (i = 0; i < x->nsels; i++) {
+		dtc_error_clear(&err);
+		if (dtc_select(r, x->sels[i].what, x->sels[i].value, &err) !=
+		    DTC_OK) {
+			dtc_close(r);
+			cli_usage_warn(x->c, "--%s: %s", x->sels[i].what,
+			    err.text);
+			return NULL;
+		}
+	}
+	return r;
+}
+
+/* The bytes of a capture, for the progress line: 0 when not known. */
+static uint64_t
+capture_size(const char *path)
+{
+	struct stat sb;
+
+	if ((strcmp(path, "-") == 0 ? fstat(0, &sb) : stat(path, &sb)) != 0 ||
+	    !S_ISREG(sb.st_mode))
+		return 0;
+	return (uint64_t)sb.st_size;
+}
+
+/*
+ * Decode one capture, opened by open_capture (NULL: it could not be).
+ * Returns 0, or -1 when the emitter asked to stop or an option was
+ * refused.  With merge, the reader's aggregations are added to it; the
+ * first reader added is kept open in x->keep (the merge uses its
+ * symbols).
  */
 static int
-decode_file(cli *c, const char *path, unsigned flags, const struct opt *opts,
-    size_t nopts, const dtc_emitter *em, void *st, int *exit_status,
-    dtc_aggmerge *merge, dtc_reader **keep)
+decode_file(run *x, dtc_reader *r, const char *path)
 {
 	static const dtc_handler handler = {
 		.begin = on_event, .probe = on_probe, .record = on_record,
@@ -137,43 +266,43 @@ decode_file(cli *c, const char *path, unsigned flags, const struct opt *opts,
 		.error = on_event, .notice = on_event, .end = on_event,
 		.warn = on_warn
 	};
-	run x = { c, &em->handler, st, exit_status };
-	dtc_reader *r;
+	static const dtc_handler counted = {
+		.begin = on_event, .probe = on_probe,
+		.record = on_record_counted, .probe_end = on_probe_end,
+		.agg = on_event, .drop = on_event,
+		.error = on_event, .notice = on_event, .end = on_event,
+		.warn = on_warn
+	};
 	dtc_error err;
-	size_t i;
 	int rc;
 
-	dtc_error_clear(&err);
-	if (strcmp(path, "-") == 0)
-		r = dtc_open_fd(0, "<stdin>", flags, &err);
-	else
-		r = dtc_open_file(path, flags, &err);
-	if (r == NULL) {
-		cli_report(c, &err);
-		return 0;
-	}
-	for (i = 0; i < nopts; i++) {
-		dtc_error_clear(&err);
-		if (dtc_set_option(r, opts[i].name, opts[i].value, &err) !=
-		    DTC_OK) {
-			dtc_close(r);
-			cli_usage_error(c, "%s", err.text);
-		}
-	}
-	rc = dtc_consume(r, &handler, &x, NULL);
-	if (rc != DTC_OK && rc != DTC_FATAL) {
+	if (r == NULL)
+		return x->c->status == CLI_EXIT_USAGE ? -1 : 0;
+	x->nopened++;
+	x->nrec = 0;
+	cli_progress_file(x->c->progress, r, strcmp(path, "-") == 0 ?
+	    "<stdin>" : path, capture_size(path));
+	/* DTC_WARN (something skipped, or no end item) needs nothing more
+	 * here: on_warn reported each warning and raised the status, and
+	 * a capture that stops cleanly without its end item decodes whole
+	 * (exit 0, as dtconsume(1) says) */
+	rc = dtc_consume(r, x->c->progress != NULL ? &counted : &handler, x,
+	    NULL);
+	cli_progress_file(x->c->progress, NULL, NULL, 0);
+	/* an emitter stops with DTC_EMIT_ABORT or -1, never a DTC_ status */
+	if (rc != DTC_OK && rc != DTC_WARN && rc != DTC_FATAL) {
 		/* the emitter stopped (dtrace's "processing aborted") */
-		if (c->status < CLI_EXIT_WARN)
-			c->status = CLI_EXIT_WARN;
+		if (x->c->status < CLI_EXIT_WARN)
+			x->c->status = CLI_EXIT_WARN;
 		dtc_close(r);
 		return -1;
 	}
-	if (merge != NULL) {
+	if (x->merge != NULL) {
 		dtc_error_clear(&err);
-		if (dtc_aggmerge_add(merge, r, &err) != DTC_OK)
-			cli_report(c, &err);
-		if (*keep == NULL) {
-			*keep = r;
+		if (dtc_aggmerge_add(x->merge, r, &err) != DTC_OK)
+			cli_report(x->c, &err);
+		if (x->keep == NULL) {
+			x->keep = r;
 			return 0;
 		}
 	}
@@ -181,133 +310,401 @@ decode_file(cli *c, const char *path, unsigned flags, const struct opt *opts,
 	return 0;
 }
 
+/*
+ * FreeBSD dtrace's -x oformat=STYLE and --libxo STYLE (how names the
+ * spelling for messages): the format of this toolkit that writes what
+ * FreeBSD's would, or a usage error saying why there is none.
+ */
+static const char *
+oformat(cli *c, const char *how, const char *style)
+{
+	if (style == NULL || style[0] == '\0')
+		cli_usage_error(c, "%.*s needs a style: text or json",
+		    (int)strlen(how) - 1, how);
+	if (strcmp(style, "json") == 0)
+		return "json-freebsd";
+	if (strcmp(style, "text") == 0)
+		return "text";
+	if (strcmp(style, "xml") == 0 || strcmp(style, "html") == 0)
+		cli_usage_error(c, "%s%s: no %s output here; json (-f "
+		    "json-freebsd) is FreeBSD's structured output", how, style,
+		    style[0] == 'x' ? "XML" : "HTML");
+	if (strpbrk(style, ",:") != NULL)
+		cli_usage_error(c, "%s%s: libxo options are not supported "
+		    "(text or json alone)", how, style);
+	cli_usage_error(c, "%s%s: unknown style (text, json, xml or html)",
+	    how, style);
+}
+
+/* --folded-key N[,N]...: positions counted from 1, as a bit set. */
+static uint64_t
+folded_keys(cli *c, const char *arg)
+{
+	uint64_t mask = 0;
+	const char *p = arg;
+	char *end;
+	long n;
+
+	for (;;) {
+		errno = 0;
+		n = strtol(p, &end, 10);
+		if (end == p || errno != 0 || n < 1 || n > 64 ||
+		    (*end != ',' && *end != '\0'))
+			cli_usage_error(c, "--folded-key %s: key positions are "
+			    "numbers from 1 to 64, separated by commas", arg);
+		mask |= (uint64_t)1 << (n - 1);
+		if (*end == '\0')
+			return mask;
+		p = end + 1;
+	}
+}
+
+/*
+ * The one line of a getopt failure (opterr is off: getopt would name the
+ * libtool binary), then the pointer to --help.  optopt tells the cases
+ * apart: 0 for an unknown long option; a long option's value (long-only
+ * ones count from 256; -E, -h and -V cannot fail in their short form)
+ * when it lacks or has an argument it should not; else the short option.
+ * A long option is always the whole of argv[optind - 1].
+ */
+static void
+bad_option(cli *c, int ch, char **argv, const char *shortopts)
+{
+	const char *arg = argv[optind - 1];
+	int n = (int)strcspn(arg, "=");
+	int is_long = optopt == 0 || optopt >= 256 ||
+	    (ch == '?' && strchr(shortopts, optopt) != NULL);
+
+	if (!is_long && ch == ':')
+		cli_usage_error(c, "option '-%c' needs an argument", optopt);
+	if (!is_long)
+		cli_usage_error(c, "unknown option '-%c'", optopt);
+	if (ch == ':')
+		cli_usage_error(c, "option '%.*s' needs an argument", n, arg);
+	if (optopt != 0)
+		cli_usage_error(c, "option '%.*s' takes no argument", n, arg);
+	cli_usage_error(c, "unknown option '%.*s'", n, arg);
+}
+
+/*
+ * One notice naming the -x options that mean nothing offline (they shape
+ * the tracing: buffer sizes, rates, strsize ...), so that a user who
+ * tries one learns it is ignored.  After the first capture accepted them.
+ */
+static void
+note_ineffective(cli *c, const struct opt *opts, size_t nopts)
+{
+	char list[512];
+	size_t i, j, n = 0;
+
+	list[0] = '\0';
+	for (i = 0; i < nopts; i++) {
+		if (dtc_option_effective(opts[i].name) != 0)
+			continue;
+		for (j = 0; j < i; j++)
+			if (strcmp(opts[j].name, opts[i].name) == 0)
+				break;
+		if (j < i)
+			continue;   /* named already */
+		if (n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n,
+			    "%s-x %s", n > 0 ? ", " : "", opts[i].name);
+	}
+	if (n > 0)
+		cli_note(c, "%s: no effect offline (%s only the tracing), "
+		    "ignored", list, strchr(list, ',') != NULL ? "they shape" :
+		    "it shapes");
+}
+
+/*
+ * The progress line: on a terminal (cli_progress_start checks standard
+ * error), unless the output goes to that terminal as it is decoded (the
+ * line would break into it): none and folded write only at the end.
+ * DTCONSUME_PROGRESS_AFTER (milliseconds, default 2000) is when it shows;
+ * the tests set 0.
+ */
+static void
+start_progress(cli *c, const dtc_emitter *em, FILE *out)
+{
+	const char *e = getenv("DTCONSUME_PROGRESS_AFTER");
+	unsigned long long after = 2000;
+	char *end;
+
+	if (isatty(fileno(out)) && em != &dtc_fmt_null &&
+	    em != &dtc_fmt_folded)
+		return;
+	if (e != NULL && e[0] != '\0') {
+		errno = 0;
+		after = strtoull(e, &end, 10);
+		if (*end != '\0' || errno != 0)
+			after = 2000;
+	}
+	cli_progress_start(c, after);
+}
+
+/* The output must not be one of the inputs: writing it would destroy the
+ * capture being read.  Returns 0, or -1 after saying which. */
+static int
+output_is_input(cli *c, const char *outpath, char **files, int nfiles)
+{
+	struct stat os, is;
+	int i, rc;
+
+	if ((outpath != NULL ? stat(outpath, &os) : fstat(1, &os)) != 0 ||
+	    !S_ISREG(os.st_mode))
+		return 0;     /* a new file, a terminal, a pipe: nothing lost */
+	for (i = 0; i < nfiles; i++) {
+		int in_stdin = strcmp(files[i], "-") == 0;
+
+		rc = in_stdin ? fstat(0, &is) : stat(files[i], &is);
+		if (rc == 0 && is.st_dev == os.st_dev &&
+		    is.st_ino == os.st_ino) {
+			fprintf(stderr, "%s: cannot write %s: it is the input "
+			    "file %s\n", c->progname, outpath != NULL ?
+			    outpath : "standard output", in_stdin ?
+			    "standard input" : files[i]);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 decode_main(int argc, char **argv, const char *deffmt)
 {
+	enum { OPT_TEMPORAL = 256, OPT_MERGE, OPT_FOLDED_KEY, OPT_LIBXO,
+		OPT_PROBE, OPT_CPU, OPT_EPID, OPT_SINCE, OPT_UNTIL,
+		OPT_NO_PROGRESS };
 	static const struct option longopts[] = {
-		{ "temporal", no_argument, NULL, 'T' },
+		{ "probe", required_argument, NULL, OPT_PROBE },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "epid", required_argument, NULL, OPT_EPID },
+		{ "since", required_argument, NULL, OPT_SINCE },
+		{ "until", required_argument, NULL, OPT_UNTIL },
+		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
+		{ "temporal", no_argument, NULL, OPT_TEMPORAL },
 		{ "exit-status", no_argument, NULL, 'E' },
-		{ "merge-aggs", no_argument, NULL, 'M' },
+		{ "merge-aggs", no_argument, NULL, OPT_MERGE },
+		{ "folded-key", required_argument, NULL, OPT_FOLDED_KEY },
+		{ "libxo", required_argument, NULL, OPT_LIBXO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	static const char shortopts[] = ":qFEOx:o:f:hV";
 	cli c;
 	const char *fmt = deffmt, *outpath = NULL;
 	const dtc_emitter *em;
 	dtc_emitter_opts eo;
 	struct opt *opts;
-	size_t nopts = 0;
-	unsigned flags = 0;
-	int ch, i, want_exit = 0, exit_status = 0, werr, merge_aggs = 0;
-	dtc_aggmerge *merge = NULL;
-	dtc_reader *keep = NULL;
+	struct sel *sels;
+	run x;
+	cli_out out;
+	int ch, i, want_exit = 0, werr, werrno = 0, merge_aggs = 0;
+	int by_oformat = 0, dash_O = 0, have_fkeys = 0, progress = 1;
+	uint64_t fkeys = 0;
 	dtc_error merr;
-	void *st;
-	FILE *out = stdout;
+	dtc_reader *first = NULL;
 	const char *testing;
 
 	cli_init(&c, argv[0]);
-	if ((opts = calloc((size_t)argc + 1, sizeof(*opts))) == NULL) {
+	memset(&x, 0, sizeof(x));
+	x.c = &c;
+	opts = calloc((size_t)argc + 1, sizeof(*opts));
+	sels = calloc((size_t)argc + 1, sizeof(*sels));
+	if (opts == NULL || sels == NULL) {
 		cli_warn(&c, "out of memory");
+		free(opts);
+		free(sels);
 		return CLI_EXIT_WARN;
 	}
-	while ((ch = getopt_long(argc, argv, "qFEx:o:f:hV", longopts, NULL)) !=
-	    -1) {
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, shortopts, longopts,
+	    NULL)) != -1) {
 		switch (ch) {
 		case 'q':
-			opts[nopts].name = "quiet";
-			opts[nopts++].value = NULL;
+			opts[x.nopts].name = "quiet";
+			opts[x.nopts++].value = NULL;
 			break;
 		case 'F':
-			opts[nopts].name = "flowindent";
-			opts[nopts++].value = NULL;
+			opts[x.nopts].name = "flowindent";
+			opts[x.nopts++].value = NULL;
 			break;
 		case 'x': {
 			char *eq = strchr(optarg, '=');
 
 			if (eq != NULL)
 				*eq++ = '\0';
-			opts[nopts].name = optarg;
-			opts[nopts++].value = eq;
+			if (strcmp(optarg, "oformat") == 0) {
+				fmt = oformat(&c, "-x oformat=", eq);
+				by_oformat = strcmp(fmt, "text") != 0;
+				break;
+			}
+			opts[x.nopts].name = optarg;
+			opts[x.nopts++].value = eq;
 			break;
 		}
-		case 'T':
-			flags |= DTC_OPEN_TEMPORAL;
+		case OPT_LIBXO:
+			fmt = oformat(&c, "--libxo ", optarg);
+			by_oformat = strcmp(fmt, "text") != 0;
+			break;
+		case 'O':
+			dash_O = 1;
+			break;
+		case OPT_PROBE:
+		case OPT_CPU:
+		case OPT_EPID:
+		case OPT_SINCE:
+		case OPT_UNTIL:
+			/* the long option's name is dtc_select's what */
+			sels[x.nsels].what = ch == OPT_PROBE ? "probe" :
+			    ch == OPT_CPU ? "cpu" : ch == OPT_EPID ? "epid" :
+			    ch == OPT_SINCE ? "since" : "until";
+			sels[x.nsels++].value = optarg;
+			break;
+		case OPT_NO_PROGRESS:
+			progress = 0;
+			break;
+		case OPT_TEMPORAL:
+			x.flags |= DTC_OPEN_TEMPORAL;
 			break;
 		case 'E':
 			want_exit = 1;
 			break;
-		case 'M':
+		case OPT_MERGE:
 			merge_aggs = 1;
+			break;
+		case OPT_FOLDED_KEY:
+			fkeys = folded_keys(&c, optarg);
+			have_fkeys = 1;
 			break;
 		case 'o':
 			outpath = optarg;
 			break;
 		case 'f':
 			fmt = optarg;
+			by_oformat = 0;
 			break;
 		case 'h':
 			usage(&c, deffmt, stdout);
 			free(opts);
+			free(sels);
 			return CLI_EXIT_OK;
 		case 'V':
 			printf("%s %s\n", c.progname, dtc_version_string());
 			free(opts);
+			free(sels);
 			return CLI_EXIT_OK;
 		default:
-			usage(&c, deffmt, stderr);
-			free(opts);
-			return CLI_EXIT_USAGE;
+			bad_option(&c, ch, argv, shortopts);
 		}
 	}
+	x.opts = opts;
+	x.sels = sels;
 	if (optind >= argc)
 		cli_usage_error(&c, "no capture file given");
 	if ((em = dtc_emitter_find(fmt)) == NULL)
 		cli_usage_error(&c, "unknown output format '%s'", fmt);
-	if (outpath != NULL && (out = fopen(outpath, "w")) == NULL)
-		cli_usage_error(&c, "%s: %s", outpath, strerror(errno));
+	if (have_fkeys && em != &dtc_fmt_folded)
+		cli_usage_error(&c, "--folded-key goes with -f folded");
+	if (em == &dtc_fmt_cbor && outpath == NULL && isatty(1)) {
+		/* binary on a terminal garbles it; one line, not the help */
+		fprintf(stderr, "%s: not writing CBOR to a terminal: use -o "
+		    "FILE or redirect standard output\n", c.progname);
+		free(opts);
+		free(sels);
+		return CLI_EXIT_USAGE;
+	}
+	if (output_is_input(&c, outpath, argv + optind, argc - optind) != 0) {
+		free(opts);
+		free(sels);
+		return CLI_EXIT_USAGE;
+	}
+	/* FreeBSD's oformat prints the aggregations left at the end only
+	 * with -O */
+	if (by_oformat && !dash_O)
+		x.flags |= DTC_OPEN_NOAGGEXIT;
+	if (merge_aggs)
+		x.flags |= DTC_OPEN_NOAGGEXIT;
+	/* The first capture that opens is opened before the output: the
+	 * options are checked there, and a bad one touches nothing. */
+	for (i = optind; i < argc; i++)
+		if ((first = open_capture(&x, argv[i])) != NULL ||
+		    c.status == CLI_EXIT_USAGE)
+			break;
+	if (c.status == CLI_EXIT_USAGE ||
+	    cli_out_open(&c, &out, outpath) != 0) {
+		dtc_close(first);
+		free(opts);
+		free(sels);
+		return c.status;
+	}
+	note_ineffective(&c, opts, x.nopts);
+	if (progress)
+		start_progress(&c, em, out.fp);
 	memset(&eo, 0, sizeof(eo));
-	eo.out = out;
-	eo.err = stderr;
+	eo.out = out.fp;
+	/* messages the emitter writes as it goes take the progress line
+	 * off the screen first */
+	eo.err = cli_progress_stream(&c);
 	/* dtrace-utils' test harness mode: no CPU and ID columns */
 	testing = getenv("_DTRACE_TESTING");
 	eo.testing = testing != NULL && testing[0] != '\0';
 	eo.merge_aggs = merge_aggs;
-	if ((st = em->create(&eo)) == NULL) {
+	eo.folded_keys = fkeys;
+	x.h = &em->handler;
+	if ((x.st = em->create(&eo)) == NULL) {
+		cli_progress_end(&c);
+		if (eo.err != stderr)
+			fclose(eo.err);
 		cli_warn(&c, "cannot start the %s output", em->name);
+		cli_out_close(&c, &out, 0, 0, 0);
+		dtc_close(first);
 		free(opts);
-		return CLI_EXIT_WARN;
+		free(sels);
+		return c.status;
 	}
 	if (merge_aggs) {
-		flags |= DTC_OPEN_NOAGGEXIT;
 		dtc_error_clear(&merr);
-		if ((merge = dtc_aggmerge_new(&merr)) == NULL)
+		if ((x.merge = dtc_aggmerge_new(&merr)) == NULL)
 			cli_report(&c, &merr);
 	}
-	for (i = optind; i < argc; i++)
-		if (decode_file(&c, argv[i], flags, opts, nopts, em, st,
-		    &exit_status, merge, &keep) != 0)
+	/* from the first capture that opened (the ones before it could not
+	 * be, and are reported) */
+	for (; i < argc; i++) {
+		if (decode_file(&x, first != NULL ? first :
+		    open_capture(&x, argv[i]), argv[i]) != 0)
 			break;
-	if (merge != NULL && i == argc) {
+		first = NULL;
+	}
+	if (x.merge != NULL && i == argc && !(by_oformat && !dash_O)) {
 		const dtc_event *ev;
 
 		/* the merged aggregations, printed once after every file */
-		while (dtc_aggmerge_next(merge, &ev) == DTC_OK)
-			if (dispatch(&em->handler, ev, st, &exit_status) != 0)
+		while (dtc_aggmerge_next(x.merge, &ev) == DTC_OK)
+			if (dispatch(x.h, ev, x.st, &x.exit_status) != 0)
 				break;
 	}
-	dtc_aggmerge_free(merge);
-	dtc_close(keep);
-	werr = em->destroy(st);
-	if (out != stdout && fclose(out) != 0)
-		werr = -1;
-	else if (out == stdout && fflush(stdout) != 0)
-		werr = -1;
+	dtc_aggmerge_free(x.merge);
+	dtc_close(x.keep);
+	/* off the screen before an output that comes at the end (none,
+	 * folded) is written to the terminal */
+	cli_progress_end(&c);
+	werr = em->destroy(x.st);
 	if (werr != 0)
-		cli_warn(&c, "error writing the output: %s", strerror(errno));
+		werrno = errno;
+	if (eo.err != stderr)
+		fclose(eo.err);
+	/* the output replaces the file when something was decoded and the
+	 * command line was good: a damaged capture's output is kept */
+	if (x.nopened == 0 && c.status != CLI_EXIT_USAGE && out.tmp != NULL)
+		cli_warn(&c, "%s not written: no capture could be read",
+		    outpath);
+	cli_out_close(&c, &out, x.nopened > 0 && c.status != CLI_EXIT_USAGE,
+	    werr != 0, werrno);
 	free(opts);
+	free(sels);
 	if (want_exit && c.status == CLI_EXIT_OK)
-		return exit_status;
+		return x.exit_status;
 	return c.status;
 }

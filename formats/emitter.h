@@ -4,11 +4,13 @@
  * An emitter is a sink: it gets the library's events through a dtc_handler
  * (the `arg` of each callback is the emitter's own state) and writes them.
  * Emitters never read the container; the reader never formats.
- * registry.c maps a name ("text", "json", "cbor", "none") to one.
+ * registry.c maps a name ("text", "json", "cbor", "folded", "none") to
+ * one.
  */
 #ifndef DTC_EMITTER_H
 #define DTC_EMITTER_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "dtconsume.h"
@@ -19,6 +21,9 @@ typedef struct dtc_emitter_opts {
 	int testing;        /* dtrace-utils testing mode (_DTRACE_TESTING):
 	                     * no CPU/ID columns in non-quiet output */
 	int merge_aggs;     /* --merge-aggs (aggregations printed once at the end) */
+	uint64_t folded_keys; /* --folded-key: aggregation key positions the
+	                     * folded format keeps (bit 0: the first key);
+	                     * 0: every key */
 } dtc_emitter_opts;
 
 typedef struct dtc_emitter {
@@ -44,6 +49,7 @@ extern const dtc_emitter dtc_fmt_text;
 extern const dtc_emitter dtc_fmt_json;
 extern const dtc_emitter dtc_fmt_cbor;
 extern const dtc_emitter dtc_fmt_json_freebsd;
+extern const dtc_emitter dtc_fmt_folded;
 extern const dtc_emitter dtc_fmt_null;
 
 #endif

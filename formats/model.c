@@ -130,46 +130,15 @@ func_name(uint16_t f)
 	}
 }
 
-/* bytes of a string libdtrace prints: 1 printable, 2 NUL, 0 neither */
-static const unsigned char strclass[256] = {
-	2, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0,
-	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
-};
-
-/* A record libdtrace would print as a string: printable text ended by a
- * NUL with only NULs after it (or printable text filling the record).
- * String records are mostly padding (execname in a 256-byte record):
- * the NULs are checked 32 bytes at a time. */
+/* The library's rule (dtc_bytes_string): whether dtrace shows a record as
+ * a string, and its length. */
 size_t
 model_as_string(const uint8_t *p, size_t n, int *is)
 {
-	size_t i, len;
-	uint64_t w[4];
+	size_t len = 0;
 
-	*is = 0;
-	for (i = 0; i < n && strclass[p[i]] == 1; i++)
-		continue;
-	len = i;
-	if (i < n && p[i] != '\0')
-		return 0;
-	if (len == 0 && n > 0)
-		return 0;
-	for (; n - i >= sizeof(w); i += sizeof(w)) {
-		memcpy(w, p + i, sizeof(w));
-		if ((w[0] | w[1] | w[2] | w[3]) != 0)
-			return 0;
-	}
-	for (; i < n; i++)
-		if (p[i] != '\0')
-			return 0;
-	*is = 1;
-	return len;
+	*is = dtc_bytes_string(p, n, &len);
+	return *is ? len : 0;
 }
 
 static void
@@ -316,6 +285,160 @@ symbol_payload(model *m, model_out *o, const dtc_reader *r,
 	O(o, str, m->buf.s, m->buf.len);
 }
 
+/*
+ * print()'s value as nested data: structs and unions as maps by member
+ * name (the members of an anonymous member are the parent's, as in C),
+ * arrays as arrays, char arrays as strings up to their NUL, enums as the
+ * enumerator's name (the number when the value has none), pointers as
+ * addresses, and null for what the record does not hold (printsize, a
+ * short record).
+ */
+enum topen { T_MAP = 1, T_ARR, T_FLAT, T_STRING };
+
+struct tstate {
+	model_out *o;
+	unsigned char open[DTC_TYPED_MAXDEPTH + 2]; /* enum topen by depth */
+	int skip;               /* > 0: the depth of a char array's elements */
+	int pending;            /* an array was met, its kind is not yet known */
+	dtc_tnode pend;
+};
+
+static void
+tkey(model_out *o, const dtc_tnode *n)
+{
+	if (n->name != NULL && n->name[0] != '\0')
+		O(o, key, n->name, strlen(n->name));
+}
+
+/* The array met before n: a string when its elements are chars. */
+static void
+tarray(struct tstate *t, const dtc_tnode *n)
+{
+	const dtc_tnode *a = &t->pend;
+
+	t->pending = 0;
+	tkey(t->o, a);
+	if (n->depth == a->depth + 1 && n->kind == DTC_T_INT && n->is_char &&
+	    a->data != NULL && !a->truncated) {
+		O(t->o, str, (const char *)a->data,
+		    strnlen((const char *)a->data, a->size));
+		t->open[a->depth] = T_STRING;
+		t->skip = a->depth + 1;
+		return;
+	}
+	O(t->o, arr_begin);
+	t->open[a->depth] = T_ARR;
+}
+
+static int
+tnode(const dtc_tnode *n, void *arg)
+{
+	struct tstate *t = arg;
+	model_out *o = t->o;
+
+	if (n->depth < 0 || n->depth > DTC_TYPED_MAXDEPTH)
+		return 1;
+	if (t->pending)
+		tarray(t, n);
+	if (t->skip > 0 && n->depth >= t->skip)
+		return 0;
+	t->skip = 0;
+	switch (n->kind) {
+	case DTC_T_STRUCT:
+	case DTC_T_UNION:
+		if (n->depth > 0 && n->name != NULL && n->name[0] == '\0') {
+			t->open[n->depth] = T_FLAT;
+			return 0;
+		}
+		tkey(o, n);
+		O(o, map_begin);
+		t->open[n->depth] = T_MAP;
+		return 0;
+	case DTC_T_ARRAY:
+		t->pend = *n;
+		t->pending = 1;
+		return 0;
+	case DTC_T_END:
+		if (t->open[n->depth] == T_MAP)
+			O(o, map_end);
+		else if (t->open[n->depth] == T_ARR)
+			O(o, arr_end);
+		t->open[n->depth] = 0;
+		return 0;
+	default:
+		break;
+	}
+	tkey(o, n);
+	if (n->data == NULL || n->truncated) {
+		O(o, null);
+		return 0;
+	}
+	switch (n->kind) {
+	case DTC_T_INT:
+		if (n->is_signed)
+			O(o, i64, n->i);
+		else
+			O(o, u64, n->u);
+		break;
+	case DTC_T_FLOAT:
+		O(o, dbl, n->f);
+		break;
+	case DTC_T_POINTER:
+		O(o, addr, n->u);
+		break;
+	case DTC_T_ENUM:
+		if (n->enumerator != NULL)
+			O(o, str, n->enumerator, strlen(n->enumerator));
+		else
+			O(o, i64, n->i);
+		break;
+	default:
+		O(o, null);
+		break;
+	}
+	return 0;
+}
+
+/* A walk that writes nothing: the real one starts only when the whole
+ * value can be walked, so a damaged type never leaves a map open. */
+static int
+tcount(const dtc_tnode *n, void *arg)
+{
+	(void)arg;
+	return n->depth < 0 || n->depth > DTC_TYPED_MAXDEPTH;
+}
+
+static void
+typed_payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
+{
+	struct tstate t;
+	dtc_error err;
+
+	kstr(o, "type", dtc_ctype_name(v->ctype));
+	kstr(o, "module", dtc_ctype_module(v->ctype));
+	KEY(o, "addr");
+	if (dtc_reader_header(r)->v2)
+		O(o, addr, v->addr);
+	else
+		O(o, null);     /* legacy print() records no address */
+	dtc_error_clear(&err);
+	dtc_buf_reset(&m->buf);
+	KEY(o, "text");
+	if (dtc_typed_render(r, v, &m->buf, &err) == DTC_OK)
+		O(o, str, m->buf.s, m->buf.len);
+	else
+		O(o, null);
+	memset(&t, 0, sizeof(t));
+	t.o = o;
+	dtc_error_clear(&err);
+	if (dtc_typed_walk(r, v, tcount, NULL, &err) != DTC_OK) {
+		bytes_payload(o, v->data, v->size);
+		return;
+	}
+	KEY(o, "value");
+	dtc_typed_walk(r, v, tnode, &t, &err);
+}
+
 /* The typed payload of a value, into an open map. */
 static void
 payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
@@ -327,6 +450,9 @@ payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 	case DTC_V_BYTES:
 	case DTC_V_OTHER:
 		bytes_payload(o, v->data, v->size);
+		break;
+	case DTC_V_TYPED:
+		typed_payload(m, o, r, v);
 		break;
 	case DTC_V_MEMORY:
 	case DTC_V_PRINTM:
@@ -795,7 +921,7 @@ model_on_record(const dtc_event *ev, void *arg)
 	uint32_t i;
 
 	O(o, map_begin);
-	kstr(o, "act", act_name(v->action));
+	kstr(o, "act", v->kind == DTC_V_TYPED ? "print" : act_name(v->action));
 	ku64(o, "size", v->size);
 	switch (v->kind) {
 	case DTC_V_PRINTF: {
@@ -991,9 +1117,14 @@ model_on_end(const dtc_event *ev, void *arg)
 		O(o, i64, ev->exit_status);
 	else
 		O(o, null);
-	ku64(o, "records", ev->nrecords);
+	/* firings: record sets delivered (one per probe firing), and those
+	 * a selection left out (the library's END count) */
+	ku64(o, "firings", ev->nrecords);
+	ku64(o, "firings_skipped", ev->count);
 	ku64(o, "drops", ev->ndrops);
 	ku64(o, "errors", ev->nerrors);
+	/* deprecated: the firings, under the name of version 0.1 */
+	ku64(o, "records", ev->nrecords);
 	O(o, map_end);
 	endline(m, o);
 	m->seq = 0;

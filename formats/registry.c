@@ -10,6 +10,7 @@ static const dtc_emitter *const emitters[] = {
 	&dtc_fmt_json,
 	&dtc_fmt_cbor,
 	&dtc_fmt_json_freebsd,
+	&dtc_fmt_folded,
 	&dtc_fmt_null,
 	NULL
 };
