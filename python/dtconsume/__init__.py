@@ -1,0 +1,400 @@
+"""dtconsume: DTrace captures (.dtsnap) in Python.
+
+    import dtconsume
+
+    cap = dtconsume.open("cap.dtsnap")
+    for ev in cap:                      # dt2json's data model, as dicts
+        ...
+    for rec in cap.records():           # light records (trace/printf values)
+        ...
+    tables = cap.records(columns=True)  # numpy arrays per enabled probe
+    frames = cap.to_pandas()            # DataFrames per probe and aggregation
+    aggs = dtconsume.merge_aggregations(paths)   # as dtconsume --merge-aggs
+    print(aggs.text(), end="")          # printed by libdtconsume's own code
+
+Errors: a damaged capture is decoded as far as it can be; what was skipped
+becomes a DecodeError (file, item, cpu, offset, code, text, and errors:
+every problem of the run).  With errors="raise" (the default) the first is
+raised once everything decodable was yielded; "warn" gives each to
+warnings.warn as it comes; "ignore" keeps them in .errors only.
+
+See python/README and libdtconsume(3).
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Tuple
+
+from . import _dtconsume
+from ._dtconsume import DecodeError, Record
+
+__all__ = ["open", "Capture", "Table", "Column", "DecodeError", "Record",
+           "Aggregations", "aggregations", "merge_aggregations",
+           "library_version"]
+
+Source = Any      # a path (str, os.PathLike), a binary file, or bytes
+TableKey = Tuple[int, Optional[str]]   # (epid, "provider:module:function:name")
+
+
+def library_version() -> str:
+    """libdtconsume's version (the extension carries its own copy)."""
+    return _dtconsume.version()
+
+
+def _np():
+    try:
+        import numpy
+    except ImportError as e:           # pragma: no cover - depends on host
+        raise ImportError("columns need numpy (Debian: python3-numpy)") from e
+    return numpy
+
+
+class Column:
+    """One record of a statement: a value per row.
+
+    name      trace0, trace1 ... for trace() values, printf0_arg0 ... for
+              printf() arguments, exit for exit()'s status
+    kind      "int" (values: numpy int64, as dt2json shows them: 1- and
+              2-byte records unsigned, 4 and 8 signed) or "bytes" (values:
+              numpy object array of str, or bytes where the record is not a
+              string as dtrace prints one)
+    action, size, format, argindex, recindex: the record's description
+    """
+
+    __slots__ = ("name", "kind", "action", "size", "format", "argindex",
+                 "recindex", "values")
+
+    def __init__(self, name: str, desc: Dict[str, Any], values: Any) -> None:
+        self.name = name
+        self.kind = desc["kind"]
+        self.action = desc["action"]
+        self.size = desc["size"]
+        self.format = desc["format"]
+        self.argindex = desc["argindex"]
+        self.recindex = desc["recindex"]
+        self.values = values
+
+    def __repr__(self) -> str:
+        return f"Column({self.name!r}, {self.kind}, {len(self.values)} rows)"
+
+
+class Table:
+    """The record sets of one enabled probe (a DTrace v2 probe and
+    statement), as numpy arrays: index (the record set's place in the
+    capture, as dtc_next orders them), cpu, timestamp, pass_, and the
+    columns when the statement is plain data (data is True); a statement
+    with other records (printa, stack, print() ...) has rows only."""
+
+    __slots__ = ("epid", "probeid", "probe", "data", "index", "cpu",
+                 "timestamp", "pass_", "columns")
+
+    def __init__(self, d: Dict[str, Any]) -> None:
+        self.epid: int = d["epid"]
+        self.probeid: int = d["probeid"]
+        self.probe: Optional[str] = d["probe"]
+        self.data: bool = d["data"]
+        self.index = self.cpu = self.timestamp = self.pass_ = None
+        self.columns: List[Column] = []
+
+    @property
+    def key(self) -> TableKey:
+        return (self.epid, self.probe)
+
+    def __len__(self) -> int:
+        return 0 if self.index is None else len(self.index)
+
+    def __repr__(self) -> str:
+        return (f"Table(epid={self.epid}, probe={self.probe!r}, "
+                f"{len(self)} rows, columns={[c.name for c in self.columns]})")
+
+    def column(self, name: str) -> Column:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(name)
+
+
+def _column_names(cols: List[Dict[str, Any]]) -> List[str]:
+    names, ntrace, nprintf = [], 0, -1
+    for c in cols:
+        if c["action"] == "printf":
+            if c["argindex"] == 0:
+                nprintf += 1
+            names.append(f"printf{nprintf}_arg{c['argindex']}")
+        elif c["action"] == "exit":
+            names.append("exit")
+        else:
+            names.append(f"trace{ntrace}")
+            ntrace += 1
+    return names
+
+
+def _batch_arrays(np, d: Dict[str, Any]) -> Dict[str, Any]:
+    """One table of one batch: bytes from the extension -> numpy arrays."""
+    out = {"index": np.frombuffer(d["index"], dtype=np.uint64),
+           "timestamp": np.frombuffer(d["timestamp"], dtype=np.uint64),
+           "cpu": np.frombuffer(d["cpu"], dtype=np.int32),
+           "pass_": np.frombuffer(d["pass"], dtype=np.uint32),
+           "cols": []}
+    for c in d["columns"]:
+        if c["kind"] == "int":
+            out["cols"].append(np.frombuffer(c["values"], dtype=np.int64))
+        else:
+            vals = _dtconsume.strings(c["offsets"], c["data"], c["isstr"])
+            arr = np.empty(len(vals), dtype=object)
+            arr[:] = vals
+            out["cols"].append(arr)
+    return out
+
+
+class Capture:
+    """A capture to read.  Each iteration reads it again from the start
+    (a file object or pipe can be read once)."""
+
+    def __init__(self, source: Source, *, temporal: bool = False,
+                 options: Optional[Dict[str, Any]] = None,
+                 name: Optional[str] = None, errors: str = "raise") -> None:
+        if isinstance(source, (str, os.PathLike)):
+            source = os.fspath(source)
+        self.source = source
+        self.temporal = temporal
+        self.options = options
+        self.name = name
+        self.errors_mode = errors
+        self.errors: List[DecodeError] = []
+        self.header: Optional[Dict[str, Any]] = None
+
+    def __enter__(self) -> "Capture":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        pass
+
+    def __repr__(self) -> str:
+        return f"dtconsume.Capture({self.source if isinstance(self.source, str) else '<data>'!r})"
+
+    # -- events ------------------------------------------------------------
+
+    def events(self) -> Iterator[Dict[str, Any]]:
+        """The events as dt2json's lines (dicts): header, probe, exit,
+        aggregation, drop, error, notice, end.  Integers are ints at any
+        size, addresses ints, byte data bytes (JSON: decimal strings past
+        2^53, "0x..." strings, hex)."""
+        ev = _dtconsume.Events(self.source, temporal=self.temporal,
+                               options=self.options, name=self.name,
+                               errors=self.errors_mode)
+        self.errors = ev.errors
+        return _Events(ev, self)
+
+    __iter__ = events
+
+    # -- records -----------------------------------------------------------
+
+    def records(self, columns: bool = False, max_rows: int = 1 << 20):
+        """The record sets through the batch reader (libdtconsume(3),
+        "Batches: records as columns").  columns=False: Record objects (index, cpu, timestamp,
+        pass_, epid, probe, values) in the order of the events;
+        columns=True: {(epid, probe): Table} with numpy arrays."""
+        if not columns:
+            it = _dtconsume.Records(self.source, temporal=self.temporal,
+                                    name=self.name, errors=self.errors_mode,
+                                    max_rows=max_rows)
+            self.errors = it.errors
+            return it
+        tables: Dict[TableKey, Table] = {}
+        parts: Dict[TableKey, List[Dict[str, Any]]] = {}
+        for batch in self.batches(max_rows=max_rows, _raw=True):
+            for d in batch:
+                key = (d["epid"], d["probe"])
+                if key not in tables:
+                    tables[key] = Table(d)
+                    tables[key].columns = [
+                        Column(n, c, None) for n, c in
+                        zip(_column_names(d["columns"]), d["columns"])]
+                parts.setdefault(key, []).append(d["arrays"])
+        np = _np()
+        for key, t in tables.items():
+            ps = parts[key]
+            t.index = np.concatenate([p["index"] for p in ps])
+            t.timestamp = np.concatenate([p["timestamp"] for p in ps])
+            t.cpu = np.concatenate([p["cpu"] for p in ps])
+            t.pass_ = np.concatenate([p["pass_"] for p in ps])
+            for k, c in enumerate(t.columns):
+                c.values = np.concatenate([p["cols"][k] for p in ps])
+        return tables
+
+    def batches(self, max_rows: int = 1 << 20, _raw: bool = False):
+        """The record sets in batches of at most max_rows: per batch a list
+        of dicts (epid, probeid, probe, data and numpy arrays), for
+        captures too large to hold as columns at once."""
+        np = _np()
+        b = _dtconsume.Batches(self.source, temporal=self.temporal,
+                               name=self.name, errors=self.errors_mode)
+        self.errors = b.errors
+        try:
+            while True:
+                batch = b.read(max_rows)
+                if self.header is None:
+                    self.header = b.header
+                if batch is None:
+                    return
+                for d in batch:
+                    d["arrays"] = _batch_arrays(np, d)
+                yield batch
+        finally:
+            b.close()
+
+    # -- aggregations and frames ------------------------------------------
+
+    def aggregations(self, errors: str = "warn") -> "Aggregations":
+        """This capture's aggregations at its end, as dtconsume
+        --merge-aggs merges them (normalize() factors are not applied)."""
+        return merge_aggregations([self.source], temporal=self.temporal,
+                                  options=self.options, errors=errors)
+
+    def to_pandas(self) -> Dict[str, Dict[Any, Any]]:
+        """{"probes": {(epid, probe): DataFrame}, "aggregations":
+        {"@name": DataFrame}}: see dtconsume._frames."""
+        from . import _frames
+        return {"probes": _frames.tables_to_frames(self.records(columns=True)),
+                "aggregations": self.aggregations().to_pandas()}
+
+
+class _Events:
+    """The iterator of Capture.events(): the extension's, plus the header
+    once it is known."""
+
+    __slots__ = ("_ev", "_cap")
+
+    def __init__(self, ev: Any, cap: Capture) -> None:
+        self._ev = ev
+        self._cap = cap
+
+    def __iter__(self) -> "_Events":
+        return self
+
+    def __next__(self) -> Dict[str, Any]:
+        line = next(self._ev)
+        if line.get("type") == "header":
+            self._cap.header = self._ev.header
+        return line
+
+    @property
+    def errors(self) -> List[DecodeError]:
+        return self._ev.errors
+
+    def close(self) -> None:
+        self._ev.close()
+
+
+def open(source: Source, **kw: Any) -> Capture:
+    """A capture: a path, a binary file object (read through its file
+    descriptor from where it stands) or the bytes of one.  Keywords:
+    temporal (merge CPUs by timestamp), options ({name: value} as dtrace
+    -x), name (the file name in messages), errors ("raise", "warn",
+    "ignore")."""
+    return Capture(source, **kw)
+
+
+# -- aggregations -----------------------------------------------------------
+
+class Aggregations:
+    """Aggregations at the end of one or more runs, merged as dtconsume
+    --merge-aggs merges them.  a + b merges two; the object pickles to its
+    bytes (a small capture holding only the aggregations, their printing
+    options and symbols), which is all that crosses the network when a
+    Dask cluster folds them.  text() prints them with libdtconsume's own
+    printing; lines() gives dt2json's aggregation lines; to_pandas() a
+    DataFrame per aggregation."""
+
+    __slots__ = ("data", "errors")
+
+    def __init__(self, data: bytes, errors: Iterable[Any] = ()) -> None:
+        self.data = bytes(data)
+        self.errors = list(errors)
+
+    def __add__(self, other: "Aggregations") -> "Aggregations":
+        if not isinstance(other, Aggregations):
+            return NotImplemented
+        data, errs = _dtconsume.merge_aggs([self.data, other.data])
+        return Aggregations(data, self.errors + other.errors + errs)
+
+    def __radd__(self, other: Any) -> "Aggregations":
+        if isinstance(other, int) and other == 0:     # sum([...])
+            return self
+        return NotImplemented
+
+    def __reduce__(self):
+        return (Aggregations, (self.data, self.errors))
+
+    def __bytes__(self) -> bytes:
+        return self.data
+
+    def __len__(self) -> int:
+        return len(self.data)
+
+    def __repr__(self) -> str:
+        return f"Aggregations({len(self.data)} bytes)"
+
+    def text(self) -> str:
+        """The aggregations exactly as dtconsume prints them at the end of
+        a run (the run's final newline, which dtconsume prints before
+        them, is not part of it)."""
+        return _dtconsume.agg_text(self.data)
+
+    def lines(self) -> List[Dict[str, Any]]:
+        """dt2json's "aggregation" lines of these aggregations."""
+        return _dtconsume.agg_lines(self.data)
+
+    def to_pandas(self) -> Dict[str, Any]:
+        from . import _frames
+        return _frames.aggregations_to_frames(self.lines())
+
+    def save(self, path: str) -> None:
+        """Write the aggregations as a capture: dtconsume reads it."""
+        with builtins.open(path, "wb") as f:
+            f.write(self.data)
+
+
+def _finish(aggs: Aggregations, errors: str) -> Aggregations:
+    if aggs.errors:
+        if errors == "raise":
+            first = aggs.errors[0]
+            first.errors = aggs.errors
+            raise first
+        if errors == "warn":
+            import warnings
+            for e in aggs.errors:
+                warnings.warn(str(e), RuntimeWarning, stacklevel=3)
+    return aggs
+
+
+def merge_aggregations(sources: Iterable[Source], *, temporal: bool = False,
+                       options: Optional[Dict[str, Any]] = None,
+                       errors: str = "warn") -> Aggregations:
+    """The aggregations of several captures merged, as dtconsume
+    --merge-aggs merges them: same name, function, parameters and keys
+    merge; the first capture's options and symbols print them.  Sources
+    may be Aggregations too: merging many at once reads each once, where
+    a + b + c ... writes every intermediate result.  Problems are
+    reported as dtconsume reports them (errors="warn"), raised, or kept
+    in .errors ("ignore")."""
+    srcs, kept = [], []
+    for s in sources:
+        if isinstance(s, Aggregations):      # merged before: its capture
+            srcs.append(s.data)
+            kept.extend(s.errors)
+        elif isinstance(s, (str, os.PathLike)):
+            srcs.append(os.fspath(s))
+        else:
+            srcs.append(s)
+    data, errs = _dtconsume.merge_aggs(srcs, temporal=temporal,
+                                       options=options)
+    return _finish(Aggregations(data, kept + errs), errors)
+
+
+def aggregations(source: Source, **kw: Any) -> Aggregations:
+    """One capture's aggregations (merge_aggregations of one)."""
+    return merge_aggregations([source], **kw)

@@ -1,0 +1,734 @@
+/*
+ * columns.c - the batch reader (dtc_batch_*) for Python.
+ *
+ * Batches hands each batch over as plain data: per table a dict whose
+ * arrays are bytes (index and timestamp uint64, cpu int32, pass uint32,
+ * an INT column's values int64, a BYTES column's offsets uint64, data and
+ * string flags), which numpy reads in place with frombuffer.  One copy of
+ * each array, no Python object per value.
+ *
+ * Records makes one light object per record set instead (a struct
+ * sequence: index, cpu, timestamp, pass_, epid, probe, values), in
+ * dtc_next's order: the rows of one batch are one run of indexes, so a
+ * table of (table, row) by index puts them back in order without a sort.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#include <string.h>
+
+#include "ext.h"
+
+enum { MODE_RAISE, MODE_WARN, MODE_IGNORE };
+
+static int
+mode_of(PyObject *o, int *mode)
+{
+	const char *s;
+
+	*mode = MODE_RAISE;
+	if (o == NULL || o == Py_None)
+		return 0;
+	if ((s = PyUnicode_AsUTF8(o)) == NULL)
+		return -1;
+	if (strcmp(s, "warn") == 0)
+		*mode = MODE_WARN;
+	else if (strcmp(s, "ignore") == 0)
+		*mode = MODE_IGNORE;
+	else if (strcmp(s, "raise") != 0) {
+		PyErr_Format(PyExc_ValueError, "errors=%R: 'raise', 'warn' or "
+		    "'ignore'", o);
+		return -1;
+	}
+	return 0;
+}
+
+static dtc_batch *
+open_batch(source *s, unsigned flags, dtc_error *err)
+{
+	switch (s->kind) {
+	case SRC_PATH:
+		return dtc_batch_open_file(PyBytes_AS_STRING(s->path), flags,
+		    err);
+	case SRC_FD:
+		return dtc_batch_open_fd(s->fd, s->name, flags, err);
+	default:
+		return dtc_batch_open_memory(s->view.buf, (size_t)s->view.len,
+		    s->name, flags, err);
+	}
+}
+
+/* What Batches and Records share: the reader and its errors. */
+typedef struct breader {
+	source src;
+	dtc_batch *b;
+	PyObject *errors;
+	int mode;
+	int done;            /* DTC_EOF or DTC_FATAL seen */
+} breader;
+
+static int
+breader_init(breader *br, PyObject *src, int temporal, PyObject *name,
+    PyObject *mode)
+{
+	dtc_error err;
+
+	if (br->b != NULL) {
+		PyErr_SetString(PyExc_RuntimeError, "already open");
+		return -1;
+	}
+	if (mode_of(mode, &br->mode) != 0 ||
+	    (br->errors = PyList_New(0)) == NULL ||
+	    ext_source_init(&br->src, src, name) != 0)
+		return -1;
+	dtc_error_clear(&err);
+	if ((br->b = open_batch(&br->src, temporal ? DTC_OPEN_TEMPORAL : 0,
+	    &err)) == NULL) {
+		PyObject *e = ext_error_object(&err);
+
+		if (e != NULL) {
+			PyErr_SetObject(ext_DecodeError, e);
+			Py_DECREF(e);
+		}
+		return -1;
+	}
+	return 0;
+}
+
+static void
+breader_free(breader *br)
+{
+	dtc_batch_close(br->b);
+	br->b = NULL;
+	ext_source_free(&br->src);
+	Py_CLEAR(br->errors);
+}
+
+/*
+ * The next batch with rows: 1 (rows ready), 0 (the end), -1 (a Python
+ * error).  Warnings are noted and reading goes on.
+ */
+static int
+breader_next(breader *br, size_t max_rows)
+{
+	dtc_error err;
+	int rc;
+
+	if (br->errors == NULL) {      /* cleared by the collector */
+		PyErr_SetString(PyExc_ValueError, "closed");
+		return -1;
+	}
+	while (!br->done) {
+		dtc_error_clear(&err);
+		/* the decoding touches no Python object: other threads (a
+		 * threaded Dask worker) run meanwhile */
+		Py_BEGIN_ALLOW_THREADS
+		rc = dtc_batch_next(br->b, max_rows, &err);
+		Py_END_ALLOW_THREADS
+		if (rc == DTC_EOF) {
+			br->done = 1;
+			break;
+		}
+		if (rc != DTC_OK) {
+			if (ext_note_error(br->errors, &err,
+			    br->mode == MODE_WARN) != 0)
+				return -1;
+			if (rc == DTC_FATAL)
+				br->done = 1;
+		}
+		if (dtc_batch_nrows(br->b) > 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The end: raise the errors in mode "raise" (NULL), else None.  The
+ * reader's memory goes now (a raised error makes a reference cycle that
+ * would keep it until the collector runs). */
+static PyObject *
+breader_end(breader *br)
+{
+	dtc_batch_close(br->b);
+	br->b = NULL;
+	ext_source_free(&br->src);
+	if (br->mode == MODE_RAISE && br->errors != NULL &&
+	    PyList_GET_SIZE(br->errors) > 0)
+		return ext_raise_errors(br->errors);
+	Py_RETURN_NONE;
+}
+
+static PyObject *
+probe_name(const dtc_table *t)
+{
+	const dtc_probedesc *p = t->probe;
+
+	if (p == NULL)
+		Py_RETURN_NONE;
+	if (p->fullname != NULL)
+		return PyUnicode_DecodeUTF8(p->fullname,
+		    (Py_ssize_t)strlen(p->fullname), "replace");
+	return PyUnicode_FromFormat("%s:%s:%s:%s", p->provider, p->module,
+	    p->function, p->name);
+}
+
+static const char *
+action_name(uint16_t a)
+{
+	switch (a) {
+	case DTC_ACT_DIFEXPR: return "trace";
+	case DTC_ACT_PRINTF: return "printf";
+	case DTC_ACT_EXIT: return "exit";
+	default: return "other";
+	}
+}
+
+static PyObject *
+header_dict(const dtc_header *h)
+{
+	if (h == NULL)
+		Py_RETURN_NONE;
+	return Py_BuildValue("{s:(ii),s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:s}",
+	    "version", h->version_major, h->version_minor,
+	    "byteorder", h->big_endian ? "big" : "little",
+	    "model", h->ilp32 ? "ILP32" : "LP64",
+	    "os", h->os, "release", h->release, "host", h->host,
+	    "producer", h->producer, "ncpu", h->ncpu,
+	    "dt_act_base", h->dt_act_base, "flavor", h->flavor);
+}
+
+#define BYTES(p, n) PyBytes_FromStringAndSize((const char *)(p), \
+	(Py_ssize_t)(n))
+
+static PyObject *
+column_dict(const dtc_column *c, size_t nrows)
+{
+	const char *fmt = c->fmt != NULL ? dtc_format_string(c->fmt) : NULL;
+
+	if (c->kind == DTC_COL_INT)
+		return Py_BuildValue("{s:s,s:I,s:s,s:I,s:z,s:I,s:N}",
+		    "kind", "int", "recindex", c->recindex,
+		    "action", action_name(c->action), "size", c->size,
+		    "format", fmt, "argindex", c->argindex,
+		    "values", BYTES(c->i, nrows * sizeof(int64_t)));
+	return Py_BuildValue("{s:s,s:I,s:s,s:I,s:z,s:I,s:N,s:N,s:N}",
+	    "kind", "bytes", "recindex", c->recindex,
+	    "action", action_name(c->action), "size", c->size,
+	    "format", fmt, "argindex", c->argindex,
+	    "offsets", BYTES(c->off, (nrows + 1) * sizeof(uint64_t)),
+	    "data", BYTES(c->bytes, c->nbytes),
+	    "isstr", BYTES(c->isstr, nrows));
+}
+
+static PyObject *
+table_dict(const dtc_table *t)
+{
+	PyObject *cols = PyList_New((Py_ssize_t)t->ncols), *c, *d;
+	uint32_t k;
+
+	if (cols == NULL)
+		return NULL;
+	for (k = 0; k < t->ncols; k++) {
+		if ((c = column_dict(&t->cols[k], t->nrows)) == NULL) {
+			Py_DECREF(cols);
+			return NULL;
+		}
+		PyList_SET_ITEM(cols, k, c);
+	}
+	d = Py_BuildValue("{s:I,s:I,s:N,s:O,s:n,s:N,s:N,s:N,s:N,s:N}",
+	    "epid", t->ep->epid, "probeid", t->ep->probeid,
+	    "probe", probe_name(t), "data", t->data ? Py_True : Py_False,
+	    "nrows", (Py_ssize_t)t->nrows,
+	    "index", BYTES(t->index, t->nrows * 8),
+	    "timestamp", BYTES(t->timestamp, t->nrows * 8),
+	    "cpu", BYTES(t->cpu, t->nrows * 4),
+	    "pass", BYTES(t->pass, t->nrows * 4),
+	    "columns", cols);
+	return d;
+}
+
+/* ------------------------------------------------------------ Batches */
+
+typedef struct {
+	PyObject_HEAD
+	breader br;
+	PyObject *header;     /* the header dict, kept once read */
+} BatchesObject;
+
+static int
+Batches_init(BatchesObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "source", "temporal", "name", "errors",
+	    NULL };
+	PyObject *src, *name = NULL, *mode = NULL;
+	int temporal = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOO", kwlist, &src,
+	    &temporal, &name, &mode))
+		return -1;
+	return breader_init(&self->br, src, temporal, name, mode);
+}
+
+/* In reference cycles as Events is (ext.c): seen by the collector. */
+static int
+Batches_traverse(BatchesObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->br.errors);
+	Py_VISIT(self->br.src.keep);
+	Py_VISIT(self->header);
+	return 0;
+}
+
+static int
+Batches_clear(BatchesObject *self)
+{
+	Py_CLEAR(self->br.errors);
+	Py_CLEAR(self->header);
+	return 0;
+}
+
+static void
+Batches_dealloc(BatchesObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	Py_CLEAR(self->header);
+	breader_free(&self->br);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+static PyObject *
+Batches_read(BatchesObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "max_rows", NULL };
+	Py_ssize_t max_rows = 0;
+	PyObject *list, *d;
+	size_t i, n;
+	int rc;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|n", kwlist, &max_rows))
+		return NULL;
+	if (self->br.b == NULL) {
+		if (self->br.done)      /* read to its end already */
+			Py_RETURN_NONE;
+		PyErr_SetString(PyExc_ValueError, "closed");
+		return NULL;
+	}
+	if (max_rows < 0)
+		max_rows = 0;
+	rc = breader_next(&self->br, (size_t)max_rows);
+	if (self->header == NULL && self->br.b != NULL &&
+	    dtc_batch_header(self->br.b) != NULL &&
+	    (self->header = header_dict(dtc_batch_header(self->br.b))) == NULL)
+		return NULL;
+	if (rc < 0)
+		return NULL;
+	if (rc == 0)
+		return breader_end(&self->br);
+	n = dtc_batch_ntables(self->br.b);
+	if ((list = PyList_New((Py_ssize_t)n)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if ((d = table_dict(dtc_batch_table(self->br.b, i))) == NULL) {
+			Py_DECREF(list);
+			return NULL;
+		}
+		PyList_SET_ITEM(list, (Py_ssize_t)i, d);
+	}
+	return list;
+}
+
+static PyObject *
+Batches_header(BatchesObject *self, void *closure)
+{
+	(void)closure;
+	if (self->header != NULL)
+		return Py_NewRef(self->header);
+	if (self->br.b == NULL)
+		Py_RETURN_NONE;
+	return header_dict(dtc_batch_header(self->br.b));
+}
+
+static PyObject *
+Batches_close(BatchesObject *self, PyObject *unused)
+{
+	PyObject *errors = self->br.errors;
+
+	(void)unused;
+	Py_XINCREF(errors);
+	breader_free(&self->br);
+	self->br.errors = errors;
+	Py_RETURN_NONE;
+}
+
+static PyMemberDef Batches_members[] = {
+	{ "errors", T_OBJECT, offsetof(BatchesObject, br.errors), READONLY,
+	  "the DecodeErrors so far" },
+	{ NULL, 0, 0, 0, NULL }
+};
+
+static PyGetSetDef Batches_getset[] = {
+	{ "header", (getter)Batches_header, NULL,
+	  "the capture's header (after the first read), or None", NULL },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+static PyMethodDef Batches_methods[] = {
+	{ "read", (PyCFunction)(void (*)(void))Batches_read,
+	  METH_VARARGS | METH_KEYWORDS,
+	  "read(max_rows=0): the next batch as a list of table dicts, None "
+	  "at the end (which raises the errors in mode 'raise')" },
+	{ "close", (PyCFunction)Batches_close, METH_NOARGS, "close" },
+	{ NULL, NULL, 0, NULL }
+};
+
+PyTypeObject ext_BatchesType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "dtconsume._dtconsume.Batches",
+	.tp_basicsize = sizeof(BatchesObject),
+	.tp_dealloc = (destructor)Batches_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_traverse = (traverseproc)Batches_traverse,
+	.tp_clear = (inquiry)Batches_clear,
+	.tp_doc = "Batches(source, temporal=False, name=None, errors='raise')",
+	.tp_methods = Batches_methods,
+	.tp_members = Batches_members,
+	.tp_getset = Batches_getset,
+	.tp_init = (initproc)Batches_init,
+	.tp_new = PyType_GenericNew,
+};
+
+/* ------------------------------------------------------------ Records */
+
+static PyStructSequence_Field record_fields[] = {
+	{ "index", "the record set's place in the capture (0 first)" },
+	{ "cpu", "the CPU whose buffer held it" },
+	{ "timestamp", "its hrtime (0 in DTrace v2 captures)" },
+	{ "pass_", "the consume pass" },
+	{ "epid", "the enabled probe (the statement id in DTrace v2)" },
+	{ "probe", "provider:module:function:name, or None" },
+	{ "values", "its data values (int, str or bytes) in record order; "
+	  "None for a statement that is not plain data" },
+	{ NULL, NULL }
+};
+
+static PyStructSequence_Desc record_desc = {
+	"dtconsume.Record",
+	"One record set of a capture: trace() values, printf() arguments "
+	"and exit() as values, as dt2json shows them.",
+	record_fields, 7
+};
+
+static PyTypeObject *RecordType;
+
+typedef struct {
+	PyObject_HEAD
+	breader br;
+	size_t max_rows;
+	/* the batch being served: (table, row) by index - first */
+	struct slot { uint32_t t, r; } *order;
+	size_t norder, caporder, pos;
+	PyObject **probes;      /* per table of the batch: its probe str */
+	PyObject **epids;
+	size_t ntables, captables;
+	int over;
+} RecordsObject;
+
+static int
+Records_init(RecordsObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "source", "temporal", "name", "errors",
+	    "max_rows", NULL };
+	PyObject *src, *name = NULL, *mode = NULL;
+	Py_ssize_t max_rows = 65536;
+	int temporal = 0;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOn", kwlist, &src,
+	    &temporal, &name, &mode, &max_rows))
+		return -1;
+	self->max_rows = max_rows > 0 ? (size_t)max_rows : 65536;
+	return breader_init(&self->br, src, temporal, name, mode);
+}
+
+static void
+drop_tables(RecordsObject *self)
+{
+	size_t i;
+
+	for (i = 0; i < self->ntables; i++) {
+		Py_CLEAR(self->probes[i]);
+		Py_CLEAR(self->epids[i]);
+	}
+	self->ntables = 0;
+}
+
+static int
+Records_traverse(RecordsObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->br.errors);
+	Py_VISIT(self->br.src.keep);
+	return 0;
+}
+
+static int
+Records_clear(RecordsObject *self)
+{
+	Py_CLEAR(self->br.errors);
+	return 0;
+}
+
+static void
+Records_dealloc(RecordsObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	drop_tables(self);
+	PyMem_Free(self->probes);
+	PyMem_Free(self->epids);
+	PyMem_Free(self->order);
+	breader_free(&self->br);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* The next batch, its rows put in index order; 1, 0 (the end), -1. */
+static int
+load(RecordsObject *self)
+{
+	size_t n, nt, t, r;
+	uint64_t first = UINT64_MAX;
+	int rc;
+
+	drop_tables(self);
+	self->norder = self->pos = 0;
+	if ((rc = breader_next(&self->br, self->max_rows)) <= 0)
+		return rc;
+	n = dtc_batch_nrows(self->br.b);
+	nt = dtc_batch_ntables(self->br.b);
+	if (n > self->caporder) {
+		struct slot *o = PyMem_Realloc(self->order, n * sizeof(*o));
+
+		if (o == NULL)
+			goto nomem;
+		self->order = o;
+		self->caporder = n;
+	}
+	if (nt > self->captables) {
+		PyObject **p = PyMem_Realloc(self->probes, nt * sizeof(*p));
+		PyObject **e;
+
+		if (p == NULL)
+			goto nomem;
+		self->probes = p;
+		if ((e = PyMem_Realloc(self->epids, nt * sizeof(*e))) == NULL)
+			goto nomem;
+		self->epids = e;
+		self->captables = nt;
+	}
+	for (t = 0; t < nt; t++) {
+		const dtc_table *tb = dtc_batch_table(self->br.b, t);
+
+		if (tb->nrows > 0 && tb->index[0] < first)
+			first = tb->index[0];
+	}
+	for (t = 0; t < nt; t++) {
+		const dtc_table *tb = dtc_batch_table(self->br.b, t);
+
+		self->probes[t] = probe_name(tb);
+		self->epids[t] = PyLong_FromUnsignedLong(tb->ep->epid);
+		self->ntables = t + 1;
+		if (self->probes[t] == NULL || self->epids[t] == NULL)
+			return -1;
+		for (r = 0; r < tb->nrows; r++) {
+			uint64_t k = tb->index[r] - first;
+
+			/* the rows of a batch are one run of indexes */
+			if (k >= n) {
+				PyErr_SetString(PyExc_SystemError, "batch rows "
+				    "are not one run of indexes");
+				return -1;
+			}
+			self->order[k].t = (uint32_t)t;
+			self->order[k].r = (uint32_t)r;
+		}
+	}
+	self->norder = n;
+	return 1;
+nomem:
+	PyErr_NoMemory();
+	return -1;
+}
+
+static PyObject *
+value_of(const dtc_column *c, size_t r)
+{
+	const char *p;
+	Py_ssize_t n;
+	PyObject *v;
+
+	if (c->kind == DTC_COL_INT)
+		return PyLong_FromLongLong(c->i[r]);
+	p = (const char *)c->bytes + c->off[r];
+	n = (Py_ssize_t)(c->off[r + 1] - c->off[r]);
+	if (!c->isstr[r])
+		return PyBytes_FromStringAndSize(p, n);
+	if ((v = PyUnicode_DecodeUTF8(p, n, NULL)) == NULL) {
+		PyErr_Clear();
+		v = PyUnicode_DecodeLatin1(p, n, NULL);
+	}
+	return v;
+}
+
+static PyObject *
+Records_next(RecordsObject *self)
+{
+	const dtc_table *tb;
+	PyObject *rec, *vals, *v;
+	struct slot s;
+	uint32_t k;
+	int rc;
+
+	if (self->br.b == NULL || self->over)
+		return NULL;
+	if (self->pos >= self->norder) {
+		if ((rc = load(self)) < 0)
+			return NULL;
+		if (rc == 0) {
+			self->over = 1;
+			v = breader_end(&self->br);
+			Py_XDECREF(v);
+			return NULL;
+		}
+	}
+	s = self->order[self->pos++];
+	tb = dtc_batch_table(self->br.b, s.t);
+	if ((rec = PyStructSequence_New(RecordType)) == NULL)
+		return NULL;
+	if (tb->data) {
+		if ((vals = PyTuple_New(tb->ncols)) == NULL)
+			goto fail;
+		for (k = 0; k < tb->ncols; k++) {
+			if ((v = value_of(&tb->cols[k], s.r)) == NULL) {
+				Py_DECREF(vals);
+				goto fail;
+			}
+			PyTuple_SET_ITEM(vals, k, v);
+		}
+	} else {
+		vals = Py_NewRef(Py_None);
+	}
+	PyStructSequence_SET_ITEM(rec, 6, vals);
+	PyStructSequence_SET_ITEM(rec, 0,
+	    PyLong_FromUnsignedLongLong(tb->index[s.r]));
+	PyStructSequence_SET_ITEM(rec, 1, PyLong_FromLong(tb->cpu[s.r]));
+	PyStructSequence_SET_ITEM(rec, 2,
+	    PyLong_FromUnsignedLongLong(tb->timestamp[s.r]));
+	PyStructSequence_SET_ITEM(rec, 3, PyLong_FromUnsignedLong(tb->pass[s.r]));
+	PyStructSequence_SET_ITEM(rec, 4, Py_NewRef(self->epids[s.t]));
+	PyStructSequence_SET_ITEM(rec, 5, Py_NewRef(self->probes[s.t]));
+	for (k = 0; k < 4; k++)
+		if (PyStructSequence_GET_ITEM(rec, k) == NULL)
+			goto fail;
+	return rec;
+fail:
+	Py_DECREF(rec);
+	return NULL;
+}
+
+static PyMemberDef Records_members[] = {
+	{ "errors", T_OBJECT, offsetof(RecordsObject, br.errors), READONLY,
+	  "the DecodeErrors so far" },
+	{ NULL, 0, 0, 0, NULL }
+};
+
+PyTypeObject ext_RecordsType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "dtconsume._dtconsume.Records",
+	.tp_basicsize = sizeof(RecordsObject),
+	.tp_dealloc = (destructor)Records_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_traverse = (traverseproc)Records_traverse,
+	.tp_clear = (inquiry)Records_clear,
+	.tp_doc = "Records(source, temporal=False, name=None, errors='raise', "
+	    "max_rows=65536): light records in dtc_next's order",
+	.tp_iter = PyObject_SelfIter,
+	.tp_iternext = (iternextfunc)Records_next,
+	.tp_members = Records_members,
+	.tp_init = (initproc)Records_init,
+	.tp_new = PyType_GenericNew,
+};
+
+/* ------------------------------------------------------------ strings */
+
+/* strings(offsets, data, isstr): a BYTES column's values as a list. */
+static PyObject *
+strings(PyObject *m, PyObject *args)
+{
+	Py_buffer off, data, isstr;
+	PyObject *list = NULL, *v;
+	const uint64_t *o;
+	const char *p;
+	Py_ssize_t n, i;
+
+	(void)m;
+	if (!PyArg_ParseTuple(args, "y*y*y*", &off, &data, &isstr))
+		return NULL;
+	n = isstr.len;
+	o = off.buf;
+	p = data.buf;
+	if (off.len != (n + 1) * 8) {
+		PyErr_SetString(PyExc_ValueError, "offsets do not match");
+		goto out;
+	}
+	if ((list = PyList_New(n)) == NULL)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (o[i] > o[i + 1] || o[i + 1] > (uint64_t)data.len) {
+			PyErr_SetString(PyExc_ValueError, "bad offsets");
+			Py_CLEAR(list);
+			goto out;
+		}
+		if (((const uint8_t *)isstr.buf)[i]) {
+			v = PyUnicode_DecodeUTF8(p + o[i],
+			    (Py_ssize_t)(o[i + 1] - o[i]), NULL);
+			if (v == NULL) {
+				PyErr_Clear();
+				v = PyUnicode_DecodeLatin1(p + o[i],
+				    (Py_ssize_t)(o[i + 1] - o[i]), NULL);
+			}
+		} else {
+			v = PyBytes_FromStringAndSize(p + o[i],
+			    (Py_ssize_t)(o[i + 1] - o[i]));
+		}
+		if (v == NULL) {
+			Py_CLEAR(list);
+			goto out;
+		}
+		PyList_SET_ITEM(list, i, v);
+	}
+out:
+	PyBuffer_Release(&off);
+	PyBuffer_Release(&data);
+	PyBuffer_Release(&isstr);
+	return list;
+}
+
+static PyMethodDef column_methods[] = {
+	{ "strings", strings, METH_VARARGS,
+	  "strings(offsets, data, isstr): a bytes column as str/bytes" },
+	{ NULL, NULL, 0, NULL }
+};
+
+int
+ext_columns_init(PyObject *m)
+{
+	if ((RecordType = PyStructSequence_NewType(&record_desc)) == NULL)
+		return -1;
+	if (PyType_Ready(&ext_BatchesType) != 0 ||
+	    PyType_Ready(&ext_RecordsType) != 0 ||
+	    PyModule_AddObjectRef(m, "Batches",
+	    (PyObject *)&ext_BatchesType) != 0 ||
+	    PyModule_AddObjectRef(m, "Records",
+	    (PyObject *)&ext_RecordsType) != 0 ||
+	    PyModule_AddObjectRef(m, "Record", (PyObject *)RecordType) != 0 ||
+	    PyModule_AddFunctions(m, column_methods) != 0)
+		return -1;
+	return 0;
+}

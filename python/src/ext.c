@@ -1,0 +1,600 @@
+/*
+ * ext.c - the _dtconsume extension: the module, DecodeError, sources,
+ * and Events, the iterator over a capture's events in dt2json's data
+ * model.
+ *
+ * Events drives dtc_consume(), not dtc_next(): the callbacks hand every
+ * event to formats/model.c with a builder that makes dicts (pyout.c), and
+ * stop the loop once CHUNK lines are finished; __next__ then serves them
+ * from that list.  dtc_consume's loop over a pass's record sets is the
+ * library's fast path, and a Python call costs more than a few events.
+ *
+ * Warnings (something skipped, dtc_consume's warn callback) do not stop
+ * the iteration: everything decodable is yielded first.  Each becomes a
+ * DecodeError in .errors; at the end the first is raised (mode "raise"),
+ * or each was given to warnings.warn as it came ("warn"), or nothing is
+ * raised ("ignore").  A fatal error ends the events the same way.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <structmember.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "ext.h"
+#include "emitter.h"
+#include "model.h"
+#include "pyout.h"
+
+#define CHUNK 256       /* lines finished per dtc_consume call */
+#define STOP 2          /* a callback's "stop": not a DTC_* return code */
+
+PyObject *ext_DecodeError;
+
+enum { MODE_RAISE, MODE_WARN, MODE_IGNORE };
+
+static int
+parse_mode(PyObject *o, int *mode)
+{
+	const char *s;
+
+	if (o == NULL || o == Py_None) {
+		*mode = MODE_RAISE;
+		return 0;
+	}
+	if ((s = PyUnicode_AsUTF8(o)) == NULL)
+		return -1;
+	if (strcmp(s, "raise") == 0)
+		*mode = MODE_RAISE;
+	else if (strcmp(s, "warn") == 0)
+		*mode = MODE_WARN;
+	else if (strcmp(s, "ignore") == 0)
+		*mode = MODE_IGNORE;
+	else {
+		PyErr_Format(PyExc_ValueError, "errors=%R: 'raise', 'warn' or "
+		    "'ignore'", o);
+		return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ errors */
+
+PyObject *
+ext_error_object(const dtc_error *err)
+{
+	char buf[512];
+	PyObject *e, *v;
+
+	dtc_error_format(err, buf, sizeof(buf));
+	if ((e = PyObject_CallFunction(ext_DecodeError, "s", buf)) == NULL)
+		return NULL;
+#define SET(name, val) do { \
+	if ((v = (val)) == NULL || PyObject_SetAttrString(e, name, v) != 0) { \
+		Py_XDECREF(v); \
+		Py_DECREF(e); \
+		return NULL; \
+	} \
+	Py_DECREF(v); \
+} while (0)
+	SET("code", PyLong_FromLong(err->code));
+	SET("file", PyUnicode_DecodeFSDefault(err->source));
+	SET("item", err->item >= 0 ? PyLong_FromLongLong(err->item) :
+	    Py_NewRef(Py_None));
+	SET("cpu", err->cpu >= 0 ? PyLong_FromLong(err->cpu) :
+	    Py_NewRef(Py_None));
+	SET("offset", err->offset >= 0 ? PyLong_FromLongLong(err->offset) :
+	    Py_NewRef(Py_None));
+	SET("text", PyUnicode_DecodeUTF8(err->text, (Py_ssize_t)strlen(
+	    err->text), "replace"));
+#undef SET
+	return e;
+}
+
+int
+ext_note_error(PyObject *errors, const dtc_error *err, int warn)
+{
+	PyObject *e = ext_error_object(err);
+	int rc;
+
+	if (e == NULL)
+		return -1;
+	rc = PyList_Append(errors, e);
+	if (rc == 0 && warn) {
+		PyObject *msg = PyObject_Str(e);
+
+		rc = msg == NULL ? -1 : PyErr_WarnEx(PyExc_RuntimeWarning,
+		    PyUnicode_AsUTF8(msg), 2);
+		Py_XDECREF(msg);
+	}
+	Py_DECREF(e);
+	return rc;
+}
+
+PyObject *
+ext_raise_errors(PyObject *errors)
+{
+	PyObject *first = PyList_GetItem(errors, 0);
+
+	if (first == NULL)
+		return NULL;
+	if (PyObject_SetAttrString(first, "errors", errors) != 0)
+		return NULL;
+	PyErr_SetObject(ext_DecodeError, first);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ sources */
+
+int
+ext_source_init(source *s, PyObject *obj, PyObject *name)
+{
+	PyObject *fileno;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	if (name != NULL && name != Py_None) {
+		const char *n = PyUnicode_AsUTF8(name);
+
+		if (n == NULL)
+			return -1;
+		snprintf(s->name, sizeof(s->name), "%s", n);
+	}
+	/* str and os.PathLike are paths; bytes are a capture's contents */
+	if (PyUnicode_Check(obj) || (!PyObject_CheckBuffer(obj) &&
+	    PyObject_HasAttrString(obj, "__fspath__"))) {
+		if (!PyUnicode_FSConverter(obj, &s->path))
+			return -1;
+		s->kind = SRC_PATH;
+		return 0;
+	}
+	if (PyObject_CheckBuffer(obj)) {
+		if (PyObject_GetBuffer(obj, &s->view, PyBUF_SIMPLE) != 0)
+			return -1;
+		s->have_view = 1;
+		s->kind = SRC_MEMORY;
+		s->keep = Py_NewRef(obj);
+		if (s->name[0] == '\0')
+			snprintf(s->name, sizeof(s->name), "<memory>");
+		return 0;
+	}
+	if ((fileno = PyObject_GetAttrString(obj, "fileno")) != NULL) {
+		PyObject *r = PyObject_CallNoArgs(fileno);
+
+		Py_DECREF(fileno);
+		if (r != NULL) {
+			s->fd = PyLong_AsLong(r);
+			Py_DECREF(r);
+			if (s->fd < 0 && PyErr_Occurred())
+				return -1;
+			s->kind = SRC_FD;
+			s->keep = Py_NewRef(obj);
+			if (s->name[0] == '\0') {
+				PyObject *n = PyObject_GetAttrString(obj, "name");
+
+				if (n != NULL && PyUnicode_Check(n))
+					snprintf(s->name, sizeof(s->name), "%s",
+					    PyUnicode_AsUTF8(n));
+				else
+					snprintf(s->name, sizeof(s->name),
+					    "<fd %d>", s->fd);
+				Py_XDECREF(n);
+				PyErr_Clear();
+			}
+			return 0;
+		}
+		/* io.BytesIO has fileno() that raises: read it instead */
+		PyErr_Clear();
+	} else {
+		PyErr_Clear();
+	}
+	if (PyObject_HasAttrString(obj, "read")) {
+		PyObject *data = PyObject_CallMethod(obj, "read", NULL);
+		int rc;
+
+		if (data == NULL)
+			return -1;
+		if (!PyObject_CheckBuffer(data)) {
+			Py_DECREF(data);
+			PyErr_SetString(PyExc_TypeError, "read() gave no bytes");
+			return -1;
+		}
+		rc = ext_source_init(s, data, name);
+		Py_DECREF(data);
+		return rc;
+	}
+	PyErr_Format(PyExc_TypeError, "a capture is a path, a binary file or "
+	    "bytes, not %.100s", Py_TYPE(obj)->tp_name);
+	return -1;
+}
+
+void
+ext_source_free(source *s)
+{
+	if (s->have_view)
+		PyBuffer_Release(&s->view);
+	s->have_view = 0;
+	Py_CLEAR(s->keep);
+	Py_CLEAR(s->path);
+}
+
+dtc_reader *
+ext_source_reader(source *s, unsigned flags, dtc_error *err)
+{
+	switch (s->kind) {
+	case SRC_PATH:
+		return dtc_open_file(PyBytes_AS_STRING(s->path), flags, err);
+	case SRC_FD:
+		return dtc_open_fd(s->fd, s->name, flags, err);
+	default:
+		return dtc_open_memory(s->view.buf, (size_t)s->view.len,
+		    s->name, flags, err);
+	}
+}
+
+int
+ext_set_options(dtc_reader *r, PyObject *options)
+{
+	PyObject *k, *v;
+	Py_ssize_t pos = 0;
+	dtc_error err;
+
+	if (options == NULL || options == Py_None)
+		return 0;
+	if (!PyDict_Check(options)) {
+		PyErr_SetString(PyExc_TypeError, "options: a dict {name: value}");
+		return -1;
+	}
+	while (PyDict_Next(options, &pos, &k, &v)) {
+		const char *name = PyUnicode_AsUTF8(k), *val = NULL;
+		PyObject *sv = NULL;
+		int rc;
+
+		if (name == NULL)
+			return -1;
+		if (v != Py_None && v != Py_True) {
+			if ((sv = PyObject_Str(v)) == NULL)
+				return -1;
+			val = PyUnicode_AsUTF8(sv);
+		}
+		dtc_error_clear(&err);
+		rc = dtc_set_option(r, name, val, &err);
+		Py_XDECREF(sv);
+		if (rc != DTC_OK) {
+			PyErr_SetString(PyExc_ValueError, err.text);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ events */
+
+typedef struct {
+	PyObject_HEAD
+	source src;
+	dtc_reader *r;
+	void *model;
+	pyout_sink sink;          /* lines finished, not yet served */
+	Py_ssize_t pos;           /* the next line of sink.lines to serve */
+	PyObject *errors;         /* DecodeError instances */
+	int mode;
+	int done;                 /* the reader ended (EOF or fatal) */
+	int over;                 /* StopIteration (or the error) given */
+} EventsObject;
+
+/* A line-ending callback: the model's, then stop when a chunk is ready
+ * (or a Python error is set). */
+#define EV_CB(name, fn) \
+	static int \
+	name(const dtc_event *ev, void *arg) \
+	{ \
+		EventsObject *x = arg; \
+		int rc = fn(ev, x->model); \
+		if (x->sink.error) \
+			return STOP; \
+		if (rc != 0) \
+			return rc; \
+		return PyList_GET_SIZE(x->sink.lines) >= CHUNK ? STOP : 0; \
+	}
+EV_CB(ev_begin, model_on_begin)
+EV_CB(ev_probe_end, model_on_probe_end)
+EV_CB(ev_agg, model_on_agg)
+EV_CB(ev_drop, model_on_drop)
+EV_CB(ev_error, model_on_error)
+EV_CB(ev_notice, model_on_notice)
+EV_CB(ev_end, model_on_end)
+
+static int
+ev_probe(const dtc_event *ev, void *arg)
+{
+	return model_on_probe(ev, ((EventsObject *)arg)->model);
+}
+
+static int
+ev_record(const dtc_event *ev, void *arg)
+{
+	EventsObject *x = arg;
+
+	model_on_record(ev, x->model);
+	return x->sink.error ? STOP : 0;
+}
+
+static int
+ev_warn(const dtc_error *err, void *arg)
+{
+	EventsObject *x = arg;
+
+	if (ext_note_error(x->errors, err, x->mode == MODE_WARN) != 0) {
+		x->sink.error = 1;
+		return STOP;
+	}
+	return 0;
+}
+
+static const dtc_handler ev_handler = {
+	.begin = ev_begin, .probe = ev_probe, .record = ev_record,
+	.probe_end = ev_probe_end, .agg = ev_agg, .drop = ev_drop,
+	.error = ev_error, .notice = ev_notice, .end = ev_end,
+	.warn = ev_warn,
+};
+
+static int
+Events_init(EventsObject *self, PyObject *args, PyObject *kw)
+{
+	static char *kwlist[] = { "source", "temporal", "options", "name",
+	    "errors", NULL };
+	PyObject *src, *options = NULL, *name = NULL, *mode = NULL;
+	model_out *po, *oo;
+	dtc_emitter_opts eo;
+	int temporal = 0;
+	dtc_error err;
+
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOO", kwlist, &src,
+	    &temporal, &options, &name, &mode))
+		return -1;
+	if (self->r != NULL) {
+		PyErr_SetString(PyExc_RuntimeError, "Events already open");
+		return -1;
+	}
+	if (parse_mode(mode, &self->mode) != 0)
+		return -1;
+	if ((self->errors = PyList_New(0)) == NULL ||
+	    (self->sink.lines = PyList_New(0)) == NULL)
+		return -1;
+	if (ext_source_init(&self->src, src, name) != 0)
+		return -1;
+	dtc_error_clear(&err);
+	self->r = ext_source_reader(&self->src, temporal ? DTC_OPEN_TEMPORAL :
+	    0, &err);
+	if (self->r == NULL) {
+		PyObject *e = ext_error_object(&err);
+
+		if (e != NULL) {
+			PyErr_SetObject(ext_DecodeError, e);
+			Py_DECREF(e);
+		}
+		return -1;
+	}
+	if (ext_set_options(self->r, options) != 0)
+		return -1;
+	po = pyout_new(&self->sink);
+	oo = pyout_new(&self->sink);
+	memset(&eo, 0, sizeof(eo));
+	/* model_create frees the builders when it fails */
+	if ((self->model = model_create(&eo, po, oo)) == NULL) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * An Events object takes part in reference cycles: a DecodeError raised
+ * from it carries a traceback whose frames hold the iterator, and the
+ * iterator holds the error in .errors.  So the collector must see it.
+ */
+static int
+Events_traverse(EventsObject *self, visitproc visit, void *arg)
+{
+	Py_VISIT(self->errors);
+	Py_VISIT(self->sink.lines);
+	Py_VISIT(self->src.keep);
+	return 0;
+}
+
+static int
+Events_clear(EventsObject *self)
+{
+	Py_CLEAR(self->errors);
+	Py_CLEAR(self->sink.lines);
+	return 0;
+}
+
+static void
+Events_dealloc(EventsObject *self)
+{
+	PyObject_GC_UnTrack(self);
+	if (self->model != NULL)
+		model_destroy(self->model);
+	dtc_close(self->r);
+	ext_source_free(&self->src);
+	Py_XDECREF(self->sink.lines);
+	Py_XDECREF(self->errors);
+	Py_TYPE(self)->tp_free((PyObject *)self);
+}
+
+/* Decode until at least one line is waiting or the reader ended. */
+static int
+fill(EventsObject *self)
+{
+	int rc;
+
+	if (PyList_GET_SIZE(self->sink.lines) > 0 &&
+	    PyList_SetSlice(self->sink.lines, 0,
+	    PyList_GET_SIZE(self->sink.lines), NULL) != 0)
+		return -1;
+	self->pos = 0;
+	while (!self->done && PyList_GET_SIZE(self->sink.lines) == 0) {
+		rc = dtc_consume(self->r, &ev_handler, self, NULL);
+		if (self->sink.error)
+			return -1;
+		if (rc != STOP)
+			self->done = 1;   /* DTC_OK: the end; or fatal */
+	}
+	return 0;
+}
+
+static void
+release(EventsObject *self)
+{
+	if (self->model != NULL)
+		model_destroy(self->model);
+	self->model = NULL;
+	dtc_close(self->r);
+	self->r = NULL;
+	ext_source_free(&self->src);
+}
+
+static PyObject *
+Events_next(EventsObject *self)
+{
+	PyObject *line;
+
+	if (self->over)
+		return NULL;
+	if (self->r == NULL || self->sink.lines == NULL ||
+	    self->errors == NULL) {
+		PyErr_SetString(PyExc_ValueError, "Events is not open");
+		return NULL;
+	}
+	if (self->pos >= PyList_GET_SIZE(self->sink.lines)) {
+		if (fill(self) != 0)
+			return NULL;
+		if (PyList_GET_SIZE(self->sink.lines) == 0) {
+			self->over = 1;
+			/* the reader is done: its memory goes now, not when the
+			 * collector breaks the cycle a raised error makes */
+			release(self);
+			if (self->mode == MODE_RAISE &&
+			    PyList_GET_SIZE(self->errors) > 0)
+				return ext_raise_errors(self->errors);
+			return NULL;
+		}
+	}
+	line = PyList_GET_ITEM(self->sink.lines, self->pos);
+	self->pos++;
+	return Py_NewRef(line);
+}
+
+static PyObject *
+Events_close(EventsObject *self, PyObject *unused)
+{
+	(void)unused;
+	release(self);
+	self->over = 1;
+	Py_RETURN_NONE;
+}
+
+static PyObject *
+Events_header(EventsObject *self, void *closure)
+{
+	const dtc_header *h;
+
+	(void)closure;
+	if (self->r == NULL || (h = dtc_reader_header(self->r)) == NULL ||
+	    h->flavor == NULL)
+		Py_RETURN_NONE;
+	return Py_BuildValue("{s:(ii),s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:s}",
+	    "version", h->version_major, h->version_minor,
+	    "byteorder", h->big_endian ? "big" : "little",
+	    "model", h->ilp32 ? "ILP32" : "LP64",
+	    "os", h->os, "release", h->release, "host", h->host,
+	    "producer", h->producer, "ncpu", h->ncpu,
+	    "dt_act_base", h->dt_act_base, "flavor", h->flavor);
+}
+
+static PyMemberDef Events_members[] = {
+	{ "errors", T_OBJECT_EX, offsetof(EventsObject, errors), READONLY,
+	  "the DecodeErrors so far (something was skipped)" },
+	{ NULL, 0, 0, 0, NULL }
+};
+
+static PyGetSetDef Events_getset[] = {
+	{ "header", (getter)Events_header, NULL,
+	  "the capture's header (after the first event), or None", NULL },
+	{ NULL, NULL, NULL, NULL, NULL }
+};
+
+static PyMethodDef Events_methods[] = {
+	{ "close", (PyCFunction)Events_close, METH_NOARGS,
+	  "close the capture" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static PyTypeObject EventsType = {
+	PyVarObject_HEAD_INIT(NULL, 0)
+	.tp_name = "dtconsume._dtconsume.Events",
+	.tp_basicsize = sizeof(EventsObject),
+	.tp_dealloc = (destructor)Events_dealloc,
+	.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+	.tp_traverse = (traverseproc)Events_traverse,
+	.tp_clear = (inquiry)Events_clear,
+	.tp_doc = "Events(source, temporal=False, options=None, name=None, "
+	    "errors='raise'): a capture's events as dt2json's dicts",
+	.tp_iter = PyObject_SelfIter,
+	.tp_iternext = (iternextfunc)Events_next,
+	.tp_methods = Events_methods,
+	.tp_members = Events_members,
+	.tp_getset = Events_getset,
+	.tp_init = (initproc)Events_init,
+	.tp_new = PyType_GenericNew,
+};
+
+/* ------------------------------------------------------------ module */
+
+static PyObject *
+version(PyObject *m, PyObject *unused)
+{
+	(void)m;
+	(void)unused;
+	return PyUnicode_FromString(dtc_version_string());
+}
+
+static PyMethodDef methods[] = {
+	{ "version", version, METH_NOARGS, "libdtconsume's version" },
+	{ NULL, NULL, 0, NULL }
+};
+
+static struct PyModuleDef moddef = {
+	PyModuleDef_HEAD_INIT, "_dtconsume",
+	"libdtconsume for Python (see the dtconsume package)", -1, methods,
+	NULL, NULL, NULL, NULL
+};
+
+PyMODINIT_FUNC PyInit__dtconsume(void);
+
+PyMODINIT_FUNC
+PyInit__dtconsume(void)
+{
+	PyObject *m = PyModule_Create(&moddef);
+
+	if (m == NULL)
+		return NULL;
+	ext_DecodeError = PyErr_NewExceptionWithDoc(
+	    "dtconsume.DecodeError",
+	    "A capture could not be decoded in full: file, item, cpu, offset "
+	    "(None when they do not apply), code and text say where and why; "
+	    "errors lists every problem of the run.", NULL, NULL);
+	if (ext_DecodeError == NULL ||
+	    PyModule_AddObjectRef(m, "DecodeError", ext_DecodeError) != 0 ||
+	    PyType_Ready(&EventsType) != 0 ||
+	    PyModule_AddObjectRef(m, "Events", (PyObject *)&EventsType) != 0 ||
+	    ext_columns_init(m) != 0 ||
+	    PyModule_AddFunctions(m, ext_agg_methods) != 0) {
+		Py_DECREF(m);
+		return NULL;
+	}
+	return m;
+}

@@ -1,0 +1,59 @@
+/*
+ * ext.h - what the files of the _dtconsume extension share.
+ *
+ * ext.c       the module, DecodeError, opening a source, the event
+ *             iterator (dt2json's data model through formats/model.c)
+ * columns.c   batches (dtc_batch_*) as bytes for numpy, and light
+ *             records in dtc_next's order
+ * aggs.c      aggregations: merged (dtc_aggmerge), kept as a small
+ *             capture of their own, printed by formats/text.c
+ */
+#ifndef DTC_PY_EXT_H
+#define DTC_PY_EXT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include "dtconsume.h"
+
+/* A capture to read: a path, a file object (its descriptor) or bytes. */
+typedef struct source {
+	PyObject *keep;          /* what must outlive the reader */
+	Py_buffer view;          /* bytes: the memory read in place */
+	int have_view;
+	int kind;                /* SRC_PATH, SRC_FD, SRC_MEMORY */
+	PyObject *path;          /* SRC_PATH: bytes (file system encoding) */
+	int fd;
+	char name[256];          /* SRC_FD, SRC_MEMORY: the name in messages */
+} source;
+
+enum { SRC_PATH = 1, SRC_FD, SRC_MEMORY };
+
+/* Fill s from a Python object; -1 with an exception set. */
+int ext_source_init(source *s, PyObject *obj, PyObject *name);
+void ext_source_free(source *s);
+/* A reader of s (NULL: *err says why). */
+dtc_reader *ext_source_reader(source *s, unsigned flags, dtc_error *err);
+
+/* A DecodeError instance for err (new reference), or NULL. */
+PyObject *ext_error_object(const dtc_error *err);
+/* Raise the first of errors (a list of DecodeError), with .errors set to
+ * the whole list; returns NULL. */
+PyObject *ext_raise_errors(PyObject *errors);
+/* Record err in errors (a list) and, for mode "warn", warn; -1 when a
+ * Python error is set. */
+int ext_note_error(PyObject *errors, const dtc_error *err, int warn);
+
+/* Set reader options from a dict {name: value or None}; -1 on error. */
+int ext_set_options(dtc_reader *r, PyObject *options);
+
+extern PyObject *ext_DecodeError;
+
+/* columns.c */
+extern PyTypeObject ext_BatchesType;
+extern PyTypeObject ext_RecordsType;
+int ext_columns_init(PyObject *m);
+/* aggs.c */
+extern PyMethodDef ext_agg_methods[];
+
+#endif
