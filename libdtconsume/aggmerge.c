@@ -39,6 +39,7 @@ dtc_aggmerge_new(dtc_error *err)
 {
 	dtc_aggmerge *m = calloc(1, sizeof(*m));
 
+	dtc_error_clear(err);
 	if (m == NULL)
 		dtcp_error_set(err, DTC_E_NOMEM, "<merged>", -1, -1, -1,
 		    "out of memory");
@@ -157,6 +158,7 @@ dtc_aggmerge_add(dtc_aggmerge *m, const dtc_reader *r, dtc_error *err)
 {
 	int rc;
 
+	dtc_error_clear(err);
 	if (m->mr == NULL && (m->mr = dtcp_reader_detached(r)) == NULL) {
 		dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r), -1, -1,
 		    -1, "out of memory");

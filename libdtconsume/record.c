@@ -117,3 +117,54 @@ dtc_aggval_word(const dtc_aggval *v, uint32_t i)
 		return 0;
 	return dtcp_ld64(v->data + (size_t)i * 8, v->swapped);
 }
+
+/* bytes of a string libdtrace prints: 1 printable, 2 NUL, 0 neither */
+static const unsigned char strclass[256] = {
+	2, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
+};
+
+/* A record libdtrace would print as a string (JSON, CBOR and bindings
+ * show it as one, else as bytes): printable text ended by a
+ * NUL with only NULs after it (or printable text filling the record).
+ * String records are mostly padding (execname in a 256-byte record):
+ * the NULs are checked 32 bytes at a time. */
+int
+dtc_bytes_string(const void *data, size_t n, size_t *lenp)
+{
+	const uint8_t *p = data;
+	size_t i, len;
+	uint64_t w[4];
+
+	for (i = 0; i < n && strclass[p[i]] == 1; i++)
+		continue;
+	len = i;
+	if (i < n && p[i] != '\0')
+		return 0;
+	if (len == 0 && n > 0)
+		return 0;
+	for (; n - i >= sizeof(w); i += sizeof(w)) {
+		memcpy(w, p + i, sizeof(w));
+		if ((w[0] | w[1] | w[2] | w[3]) != 0)
+			return 0;
+	}
+	for (; i < n; i++)
+		if (p[i] != '\0')
+			return 0;
+	*lenp = len;
+	return 1;
+}
+
+int
+dtc_value_string(const dtc_value *v, size_t *len)
+{
+	if (v == NULL || (v->kind != DTC_V_BYTES && v->kind != DTC_V_OTHER))
+		return 0;
+	return dtc_bytes_string(v->data, v->size, len);
+}

@@ -312,6 +312,33 @@ START_TEST(test_decode_values)
 }
 END_TEST
 
+/* String or bytes, as the structured outputs decide (dtc_bytes_string):
+ * cases derived from the rule in dtconsume.h. */
+START_TEST(test_string_or_bytes)
+{
+	static const uint8_t rec[8] = { 'a', 'b', 'c', 0, 0, 0, 0, 0 };
+	dtc_value v;
+	size_t len = 99;
+
+	ck_assert_int_eq(dtc_bytes_string("abc\0\0", 5, &len), 1);
+	ck_assert_uint_eq(len, 3);
+	ck_assert_int_eq(dtc_bytes_string("abcd", 4, &len), 1); /* fills it */
+	ck_assert_uint_eq(len, 4);
+	ck_assert_int_eq(dtc_bytes_string("abc\0x", 5, &len), 0);
+	ck_assert_int_eq(dtc_bytes_string("\0\0\0", 3, &len), 0);
+	ck_assert_int_eq(dtc_bytes_string("\001abc", 4, &len), 0);
+	ck_assert_int_eq(dtc_bytes_string("a\tb\n", 4, &len), 1);
+	memset(&v, 0, sizeof(v));
+	v.kind = DTC_V_BYTES;
+	v.data = rec;
+	v.size = sizeof(rec);
+	ck_assert_int_eq(dtc_value_string(&v, &len), 1);
+	ck_assert_uint_eq(len, 3);
+	v.kind = DTC_V_INT;
+	ck_assert_int_eq(dtc_value_string(&v, &len), 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -330,6 +357,7 @@ main(void)
 	tcase_add_test(tc, test_ring_misaligned_oldest);
 	tcase_add_test(tc, test_bad_oldest);
 	tcase_add_test(tc, test_decode_values);
+	tcase_add_test(tc, test_string_or_bytes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

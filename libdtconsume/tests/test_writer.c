@@ -560,6 +560,86 @@ START_TEST(test_no_end)
 }
 END_TEST
 
+/* A caller's dtc_error full of stack garbage (libdtconsume(3)'s example
+ * once declared one without clearing it, and the first error wins): the
+ * entry points clear it, so what it holds is the call's own result. */
+START_TEST(test_error_cleared_on_entry)
+{
+	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN", NULL };
+	dtc_error init = DTC_ERROR_INIT;
+	const dtc_event *ev;
+	dtc_error err;
+	dtc_reader *r;
+	dtc_writer *w;
+	mem mm;
+	int rc, n = 0;
+
+	ck_assert_int_eq(init.code, DTC_E_NONE);
+	ck_assert_int_eq(init.cpu, -1);
+	ck_assert_int_eq(init.item, -1);
+	ck_assert_int_eq(init.offset, -1);
+	ck_assert_str_eq(init.text, "");
+
+	memset(&err, 'A', sizeof(err));
+	ck_assert_ptr_null(dtc_open_file("/nonexistent/x.dtsnap", 0, &err));
+	ck_assert_int_eq(err.code, DTC_E_IO);
+
+	w = new_writer(&mm);
+	OK(dtc_writer_add_probe(w, &pd, E));
+	ck_assert_int_eq(dtc_writer_end(w, 0, NULL), DTC_OK);
+	mem_close(&mm);
+	memset(&err, 'A', sizeof(err));
+	r = dtc_open_memory(mm.buf, mm.len, "mem", 0, &err);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(err.code, DTC_E_NONE);
+	for (;;) {
+		memset(&err, 'A', sizeof(err));
+		rc = dtc_next(r, &ev, &err);
+		if (rc != DTC_OK)
+			break;
+		ck_assert_int_eq(err.code, DTC_E_NONE);
+		n++;
+	}
+	ck_assert_int_eq(rc, DTC_EOF);
+	ck_assert_int_eq(err.code, DTC_E_NONE);
+	ck_assert_int_ge(n, 2);      /* BEGIN and END at least */
+	memset(&err, 'A', sizeof(err));
+	ck_assert_int_ne(dtc_set_option(r, "no-such-option", NULL, &err),
+	    DTC_OK);
+	ck_assert_int_eq(err.code, DTC_E_BADOPTION);
+	dtc_close(r);
+	free(mm.buf);
+}
+END_TEST
+
+/* An option that is on, as a flag, reads 0 from dtc_get_option (libdtrace
+ * keeps set flags as 0): dtc_option_isset says set or not plainly. */
+START_TEST(test_option_isset)
+{
+	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN", NULL };
+	dtc_error err = DTC_ERROR_INIT;
+	dtc_reader *r;
+	dtc_writer *w;
+	mem mm;
+
+	w = new_writer(&mm);
+	OK(dtc_writer_add_probe(w, &pd, E));
+	ck_assert_int_eq(dtc_writer_end(w, 0, NULL), DTC_OK);
+	mem_close(&mm);
+	r = dtc_open_memory(mm.buf, mm.len, "mem", 0, &err);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(dtc_option_isset(r, "quiet"), 0);
+	ck_assert_int_eq(dtc_get_option(r, "quiet"), DTC_OPT_UNSET);
+	ck_assert_int_eq(dtc_set_option(r, "quiet", NULL, &err), DTC_OK);
+	ck_assert_int_eq(dtc_option_isset(r, "quiet"), 1);
+	ck_assert_int_eq(dtc_get_option(r, "quiet"), 0);
+	ck_assert_int_eq(dtc_option_isset(r, "no-such-option"), -1);
+	ck_assert_int_eq(dtc_option_isset(r, "encoding"), 0);
+	dtc_close(r);
+	free(mm.buf);
+}
+END_TEST
+
 /* Header defaults: producer, dt_act_base by os, big-endian ILP32. */
 START_TEST(test_header_defaults)
 {
@@ -687,6 +767,8 @@ writer_suite(void)
 	tcase_add_test(tc, test_header_defaults);
 	tcase_add_test(tc, test_io_errors);
 	tcase_add_test(tc, test_misuse);
+	tcase_add_test(tc, test_error_cleared_on_entry);
+	tcase_add_test(tc, test_option_isset);
 	suite_add_tcase(s, tc);
 	return s;
 }
