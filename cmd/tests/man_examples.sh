@@ -12,6 +12,8 @@ DTCONSUME="$top_builddir/cmd/dtconsume"
 lib="$top_builddir/.libs/libdtconsume.so"
 [ -f "$lib" ] || { echo "# SKIP: no shared library ($lib)"; exit 77; }
 CC=${CC:-cc}
+# a build with --enable-sanitizers: the programs need their runtime too
+san=$(sed -n 's/^SAN_CFLAGS = //p' "$top_builddir/Makefile" 2>/dev/null)
 work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-manex.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 sample="$top_builddir/testdata/samples/syscalls.dtsnap"
@@ -31,7 +33,8 @@ for page in "$top_srcdir"/man/*.3; do
 		n=$((n + 1))
 		src="$work/$name-$k.c"
 		cp "$work/blk" "$src"
-		if ! $CC -Wall -Wextra -Werror -I"$top_srcdir/libdtconsume" \
+		# shellcheck disable=SC2086
+		if ! $CC $san -Wall -Wextra -Werror -I"$top_srcdir/libdtconsume" \
 		    -o "$work/$name-$k" "$src" "$lib" \
 		    -Wl,-rpath,"$(cd "$top_builddir/.libs" && pwd)" \
 		    >"$work/cc.err" 2>&1; then
