@@ -377,7 +377,9 @@ write_capture(wstate *w, const dtc_reader *first, char **out, size_t *outlen,
 			recs[0].alignment = 8;
 			recs[0].size = 8;
 			recs[0].offset = 8;
-			memcpy(recs + 1, d->keys, d->nkeys * sizeof(*recs));
+			if (d->nkeys > 0)   /* no keys: d->keys is NULL */
+				memcpy(recs + 1, d->keys,
+				    d->nkeys * sizeof(*recs));
 			recs[d->nkeys + 1].action = d->func;
 			recs[d->nkeys + 1].alignment = 8;
 			recs[d->nkeys + 1].size = d->vsize;
