@@ -2772,8 +2772,8 @@ consume_record_sets(dtc_reader *r, const dtc_handler *h, void *arg,
  * short (no end item): a caller that only looks at the return value must
  * not take a damaged capture for a whole one.
  */
-int
-dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
+static int
+consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 {
 	const dtc_event *ev;
 	dtc_error local;
@@ -2814,4 +2814,34 @@ dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 		if ((cb = deliver(h, ev, arg)) != 0)
 			return cb;
 	}
+}
+
+/* The size of the first dtc_handler: what (dtc_consume) was built for. */
+#define HANDLER_SIZE_1 (10 * sizeof(int (*)(const dtc_event *, void *)))
+
+/*
+ * A handler of another size than this library's: a smaller one (a program
+ * built against an older header) is copied into a whole one whose
+ * callbacks it does not know of are NULL; a larger one (a newer header)
+ * is read up to what this library knows.
+ */
+int
+dtc_consume_sized(dtc_reader *r, const dtc_handler *h, size_t hsize,
+    void *arg, dtc_error *err)
+{
+	dtc_handler whole;
+
+	if (h != NULL && hsize >= sizeof(whole))
+		return consume(r, h, arg, err);
+	memset(&whole, 0, sizeof(whole));
+	if (h != NULL)     /* NULL: no callbacks, decode for the status */
+		memcpy(&whole, h, hsize);
+	return consume(r, &whole, arg, err);
+}
+
+int
+(dtc_consume)(dtc_reader *r, const dtc_handler *h, void *arg,
+    dtc_error *err)
+{
+	return dtc_consume_sized(r, h, HANDLER_SIZE_1, arg, err);
 }

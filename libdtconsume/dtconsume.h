@@ -86,11 +86,14 @@ typedef struct dtc_error {
 	long long offset;    /* byte offset (file offset, or buffer offset, see text) */
 	char source[80];     /* file name, "<stdin>" or "<memory>" (tail kept) */
 	char text[200];      /* lower case, no trailing period */
+	/* Zero.  Room for fields to come: they will be added here, so the
+	 * size of a dtc_error a program was compiled with never changes. */
+	long long reserved[4];
 } dtc_error;
 
 /* A cleared error for a declaration: dtc_error err = DTC_ERROR_INIT;
  * (the entry points also clear the error they are given). */
-#define DTC_ERROR_INIT { 0, -1, -1, -1, "", "" }
+#define DTC_ERROR_INIT { .code = 0, .cpu = -1, .item = -1, .offset = -1 }
 void dtc_error_clear(dtc_error *err);
 const char *dtc_strerror(int code);
 /* "file: item 12 (buf, cpu 3), offset 0x1a2c: record overruns buffer" */
@@ -514,7 +517,15 @@ int dtc_next(dtc_reader *r, const dtc_event **ev, dtc_error *err);
 
 /* Push: callbacks. A non-zero return from a callback stops the loop and is
  * returned. warn, when set, gets every DTC_WARN error and decides whether
- * to go on (return 0). */
+ * to go on (return 0).  A NULL callback skips its events.
+ *
+ * Callbacks to come are added at the end of dtc_handler.  dtc_consume is a
+ * macro that passes the size of the dtc_handler the caller was compiled
+ * with (zlib's inflateInit does the same with z_stream), so a program
+ * built against this header keeps working with a later library: the
+ * callbacks it does not know of are NULL.  The function dtc_consume
+ * (called through the macro's parentheses, or by programs built before
+ * the macro) takes the first layout: the ten callbacks below. */
 typedef struct dtc_handler {
 	int (*begin)(const dtc_event *ev, void *arg);
 	int (*probe)(const dtc_event *ev, void *arg);
@@ -527,7 +538,12 @@ typedef struct dtc_handler {
 	int (*end)(const dtc_event *ev, void *arg);
 	int (*warn)(const dtc_error *err, void *arg);
 } dtc_handler;
-int dtc_consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err);
+int dtc_consume_sized(dtc_reader *r, const dtc_handler *h, size_t hsize,
+    void *arg, dtc_error *err);
+int (dtc_consume)(dtc_reader *r, const dtc_handler *h, void *arg,
+    dtc_error *err);
+#define dtc_consume(r, h, arg, err) \
+	dtc_consume_sized((r), (h), sizeof(*(h)), (arg), (err))
 
 const dtc_header *dtc_reader_header(const dtc_reader *r);
 

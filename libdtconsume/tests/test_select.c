@@ -23,6 +23,7 @@
  */
 #include <check.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -787,6 +788,58 @@ START_TEST(consume_status)
 }
 END_TEST
 
+static int
+must_not_run(const dtc_event *ev, void *arg)
+{
+	(void)ev;
+	(void)arg;
+	ck_abort_msg("a callback beyond the handler's size was called");
+	return 1;
+}
+
+/*
+ * A program built against an older header hands a shorter dtc_handler:
+ * what lies past its size is not a callback (here: one that must not run)
+ * and is not read.  A NULL handler decodes for the status only.
+ */
+START_TEST(consume_handler_size)
+{
+	struct {
+		dtc_handler h;
+		void *after;
+	} mem_h;
+	dtc_reader *r;
+	char *mem = NULL;
+	int n;
+
+	memset(&mem_h, 0, sizeof(mem_h));
+	mem_h.h.probe = count_probe;
+	mem_h.h.end = must_not_run;   /* past the size given below */
+	r = capture(WITH_END, &mem);
+	n = 0;
+	ck_assert_int_eq(dtc_consume_sized(r, &mem_h.h,
+	    offsetof(dtc_handler, end), &n, NULL), DTC_OK);
+	ck_assert_int_eq(n, 7);
+	dtc_close(r);
+	free(mem);
+
+	/* the whole first layout through the function, not the macro */
+	mem_h.h.end = NULL;
+	r = capture(WITH_END, &mem);
+	n = 0;
+	ck_assert_int_eq((dtc_consume)(r, &mem_h.h, &n, NULL), DTC_OK);
+	ck_assert_int_eq(n, 7);
+	dtc_close(r);
+	free(mem);
+
+	r = capture(WITH_END | BAD_RECORD, &mem);
+	ck_assert_int_eq(dtc_consume(r, (const dtc_handler *)NULL, NULL, NULL),
+	    DTC_WARN);
+	dtc_close(r);
+	free(mem);
+}
+END_TEST
+
 /* the position only grows, from 0 to the capture's size */
 START_TEST(position)
 {
@@ -831,6 +884,7 @@ suite(void)
 	tcase_add_test(t, option_cpu);
 	tcase_add_test(t, option_effect);
 	tcase_add_test(t, consume_status);
+	tcase_add_test(t, consume_handler_size);
 	tcase_add_test(t, position);
 	suite_add_tcase(s, t);
 	return s;
