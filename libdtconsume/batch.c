@@ -44,6 +44,7 @@
 #include <strings.h>
 
 #include "dtc_private.h"
+#include "select.h"
 
 /* internal: the pass is read, walk it */
 #define PASS_READY (DTC_WARN + 2)
@@ -167,6 +168,11 @@ struct dtc_batch {
 	size_t nlist, caplist;
 	size_t nrows;
 	uint64_t nsets;          /* record sets so far: the next index */
+	uint64_t nbatches;       /* dtc_batch_next calls so far */
+
+	/* record selection (dtc_batch_select); NULL: every record set */
+	dtcp_select *sel;
+	int sel_checked;         /* the capture can honour it (said once) */
 };
 
 /* ------------------------------------------------------------ open */
@@ -258,6 +264,8 @@ dtc_batch_close(dtc_batch *b)
 	free(b->mapk);
 	free(b->mapv);
 	free(b->list);
+	dtcp_select_free(b->sel);
+	free(b->sel);
 	dtcp_meta_free(&b->meta);
 	free((char *)b->hdr.os);
 	free((char *)b->hdr.release);
@@ -1451,6 +1459,128 @@ refuse(dtc_batch *b, const btable *t, dtc_error *err)
 	return DTC_WARN;
 }
 
+/* ------------------------------------------------------ selection */
+
+int
+dtc_batch_select(dtc_batch *b, const char *what, const char *value,
+    dtc_error *err)
+{
+	char why[200];
+
+	dtc_error_clear(err);
+	if (b->nbatches > 0 || b->dead) {
+		dtcp_error_set(err, DTC_E_BADOPTION, b->source, -1, -1, -1,
+		    "a selection after the first batch: too late, rows "
+		    "delivered cannot be taken back");
+		return DTC_FAILED;
+	}
+	if (b->sel == NULL) {
+		if ((b->sel = malloc(sizeof(*b->sel))) == NULL) {
+			dtcp_error_set(err, DTC_E_NOMEM, b->source, -1, -1, -1,
+			    "out of memory");
+			return DTC_FAILED;
+		}
+		dtcp_select_init(b->sel);
+	}
+	if (dtcp_select_add(b->sel, what, value, why, sizeof(why)) != DTC_OK) {
+		dtcp_error_set(err, DTC_E_BADOPTION, b->source, -1, -1, -1,
+		    "%s", why);
+		return DTC_FAILED;
+	}
+	return DTC_OK;
+}
+
+/*
+ * consume.c's select_prepare, at the start of each pass until the times
+ * are known: refuse a selection the capture cannot honour, and count
+ * +DURATION bounds from the earliest first record of the pass's buffers
+ * (each buffer is in time order, the CPUs are not).
+ */
+static int
+select_prepare(dtc_batch *b, dtc_error *err)
+{
+	const dtcp_tbound *wall;
+	dtcp_walker w;
+	dtcp_walkrec rec;
+	uint64_t first = 0;
+	size_t i;
+	int found = 0;
+
+	if (b->sel->time_ready || !dtcp_select_has_time(b->sel))
+		return DTC_OK;
+	if (!b->sel_checked) {
+		wall = dtcp_select_wall_bound(b->sel);
+		if (wall != NULL && !b->meta.have_clock) {
+			dtcp_error_set(err, DTC_E_BADOPTION, b->source, -1, -1,
+			    -1, "cannot select %s %s: wall-clock times need the "
+			    "capture's clock item, and it has none (give ns or "
+			    "+DURATION)", wall == &b->sel->since ? "since" :
+			    "until", wall->text);
+			return DTC_FATAL;
+		}
+		b->sel_checked = 1;
+	}
+	if (!dtcp_select_needs_first(b->sel)) {
+		dtcp_select_resolve(b->sel, b->meta.clock_hrtime,
+		    b->meta.clock_walltime, 0);
+		return DTC_OK;
+	}
+	for (i = 0; i < b->nbufs; i++) {
+		const bbuf *pb = &b->bufs[i];
+
+		memset(&w, 0, sizeof(w));
+		w.meta = &b->meta;
+		w.swap = b->swap;
+		w.cpu = pb->cpu;
+		w.source = b->source;
+		/* damage is reported when the buffer is walked */
+		if (dtcp_walker_start(&w, pb->data, pb->size, pb->oldest,
+		    NULL) != DTC_FATAL && dtcp_walker_next(&w, &rec, NULL) ==
+		    DTC_OK && (!found || rec.timestamp < first)) {
+			first = rec.timestamp;
+			found = 1;
+		}
+		dtcp_walker_free(&w);
+	}
+	if (found)
+		dtcp_select_resolve(b->sel, b->meta.clock_hrtime,
+		    b->meta.clock_walltime, first);
+	return DTC_OK;
+}
+
+/*
+ * The selection's verdict on the record set in b->rec (consume.c's
+ * firing_selected): an ERROR record is in when dtrace:::ERROR is, or the
+ * enabling that faulted (named by its first record).
+ */
+static int __attribute__((noinline))
+batch_selected(dtc_batch *b)
+{
+	const dtc_eprobedesc *ep = b->rec.ep, *fep;
+	const dtc_recdesc *rd;
+	dtcp_select *s = b->sel;
+
+	/* no first record was found before this one (a damaged buffer):
+	 * it is the first */
+	if (!s->time_ready && dtcp_select_has_time(s))
+		dtcp_select_resolve(s, b->meta.clock_hrtime,
+		    b->meta.clock_walltime, b->rec.timestamp);
+	if (!dtcp_select_where(s, b->rb->cpu, b->rec.timestamp))
+		return 0;
+	if (dtcp_select_enabling(s, ep->epid, ep->probeid, ep->probe))
+		return 1;
+	if (ep->uarg != 1 || ep->nrecs < 1)
+		return 0;
+	rd = &ep->recs[0];
+	if (rd->size == 0 || rd->offset >= ep->size ||
+	    (rd->size <= 8 ? rd->size : 8) > ep->size - rd->offset)
+		return 0;
+	fep = dtcp_meta_eprobe(&b->meta, (uint32_t)dtcp_ldsz(b->rec.data +
+	    rd->offset, rd->size <= 8 ? rd->size : 8, b->swap));
+	return fep != NULL &&
+	    dtcp_select_enabling(s, fep->epid, fep->probeid, fep->probe);
+}
+
 /*
  * The record in b->rec as a row of its table, or the warning dtc_next
  * gives for it.  Called for every record: the table comes from a small
@@ -1468,6 +1598,8 @@ take_record(dtc_batch *b, dtc_error *err)
 	bcol *c, *ce;
 	size_t row;
 
+	if (b->sel != NULL && !batch_selected(b))
+		return DTC_OK;      /* left out: no row, no index */
 	if (b->tcache[slot].ep == ep) {
 		t = b->tcache[slot].t;
 	} else {
@@ -1679,6 +1811,7 @@ dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err)
 		b->list[i]->listed = 0;
 	b->nlist = 0;
 	b->nrows = 0;
+	b->nbatches++;
 	if (b->dead)
 		return b->last_rc;
 	for (;;) {
@@ -1694,6 +1827,14 @@ dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err)
 				return finish(b, DTC_FATAL);
 			if ((rc = read_header(b, &it, err)) != DTC_OK)
 				return finish(b, rc);
+			if (b->sel != NULL && b->hdr.v2 &&
+			    dtcp_select_has_time(b->sel)) {
+				dtcp_error_set(err, DTC_E_BADOPTION, b->source, -1,
+				    -1, -1, "cannot select by time (since, "
+				    "until): the records of a dtrace-v2 capture "
+				    "carry no timestamps");
+				return finish(b, DTC_FATAL);
+			}
 			b->state = S_ITEMS;
 			continue;
 
@@ -1715,6 +1856,9 @@ dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err)
 			continue;
 
 		case S_PASS_START:
+			if (b->sel != NULL &&
+			    (rc = select_prepare(b, err)) != DTC_OK)
+				return finish(b, rc);
 			if (plan_pass(b) != 0) {
 				dtcp_error_set(err, DTC_E_NOMEM, b->source, -1,
 				    -1, -1, "out of memory");

@@ -84,7 +84,7 @@ typedef struct dtc_error {
 	int cpu;             /* CPU of the buffer concerned, or -1 */
 	long long item;      /* index of the container item, or -1 */
 	long long offset;    /* byte offset (file offset, or buffer offset, see text) */
-	char source[80];     /* file name, "<stdin>" or "<memory>" (tail kept) */
+	char source[256];    /* file name, "<stdin>" or "<memory>" (tail kept) */
 	char text[200];      /* lower case, no trailing period */
 	/* Zero.  Room for fields to come: they will be added here, so the
 	 * size of a dtc_error a program was compiled with never changes. */
@@ -670,6 +670,16 @@ dtc_batch *dtc_batch_open_memory(const void *buf, size_t len,
  * next call.
  */
 int dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err);
+/*
+ * dtc_select's record selection for a batch reader: the record sets left
+ * out get no row (and no index: indexes count the record sets delivered,
+ * as the events of a reader with the same selection do).  Before the
+ * first dtc_batch_next; DTC_OK or DTC_FAILED with err.  A capture that
+ * cannot honour a time makes dtc_batch_next DTC_FATAL with
+ * DTC_E_BADOPTION and item -1.
+ */
+int dtc_batch_select(dtc_batch *b, const char *what, const char *value,
+    dtc_error *err);
 size_t dtc_batch_nrows(const dtc_batch *b);      /* rows of this batch */
 size_t dtc_batch_ntables(const dtc_batch *b);    /* tables with rows */
 /* Table i of this batch (in the order of their first rows), or NULL. */

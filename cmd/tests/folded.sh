@@ -68,7 +68,8 @@ if [ -f "$SAMPLE" ]; then
 		n = 0
 		next
 	}
-	/^ {14}[^ ]/ { f[n++] = substr($0, 15); next }
+	# 14 spaces written out: mawk, the default awk of Debian, has no {n}
+	/^              [^ ]/ { f[n++] = substr($0, 15); next }
 	{ n = 0 }' | sort >"$work/collapsed"
 	same "sample capture: its text output collapsed" "$work/collapsed" \
 	    "$DTCONSUME" -f folded "$SAMPLE"

@@ -723,6 +723,85 @@ START_TEST(test_same_order_as_dtc_next)
 }
 END_TEST
 
+/*
+ * dtc_batch_select leaves out what dtc_select leaves out, and indexes
+ * count what is left.  The main capture's rows in walking order are
+ * epid 1 (CPU 1, t=50), 5 (CPU 1, 120), 2 (CPU 0, 100), 3 (CPU 0, 150),
+ * 4 (CPU 0, 400); epids 2 and 5 are syscall::read:entry.
+ */
+START_TEST(test_select)
+{
+	static const struct {
+		const char *what[2], *value[2];
+		size_t n;
+		uint32_t want[5];
+	} cases[] = {
+		{ { "cpu" }, { "1" }, 2, { 1, 5 } },
+		{ { "probe" }, { "read:entry" }, 2, { 5, 2 } },
+		{ { "probe", "cpu" }, { "syscall:::", "0" }, 1, { 2 } },
+		{ { "since", "until" }, { "110", "200" }, 2, { 5, 3 } },
+		{ { "since" }, { "+60ns" }, 3, { 5, 3, 4 } },
+		{ { "epid" }, { "4,1" }, 2, { 1, 4 } },
+		{ { "probe" }, { "nosuch:::" }, 0, { 0 } },
+	};
+	cap c;
+	dtc_batch *b;
+	dtc_reader *r;
+	dtc_error err;
+	const dtc_event *ev;
+	uint32_t epids[16], evs[16];
+	uint64_t idx[16];
+	size_t k, j, n, m;
+	int rc;
+
+	main_capture(&c);
+	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		b = dtc_batch_open_memory(c.buf, c.len, "mem", 0, &err);
+		r = dtc_open_memory(c.buf, c.len, "mem", 0, &err);
+		for (j = 0; j < 2 && cases[k].what[j] != NULL; j++) {
+			ck_assert_int_eq(dtc_batch_select(b, cases[k].what[j],
+			    cases[k].value[j], &err), DTC_OK);
+			ck_assert_int_eq(dtc_select(r, cases[k].what[j],
+			    cases[k].value[j], &err), DTC_OK);
+		}
+		n = order(b, 2, epids, idx, 16);
+		ck_assert_msg(n == cases[k].n, "case %zu: %zu rows", k, n);
+		for (j = 0; j < n; j++) {
+			ck_assert_uint_eq(idx[j], j);
+			ck_assert_uint_eq(epids[j], cases[k].want[j]);
+		}
+		/* too late once a batch was asked for */
+		ck_assert_int_eq(dtc_batch_select(b, "cpu", "0", &err),
+		    DTC_FAILED);
+		ck_assert_int_eq(err.code, DTC_E_BADOPTION);
+		dtc_batch_close(b);
+		m = 0;
+		while ((rc = dtc_next(r, &ev, &err)) != DTC_EOF) {
+			ck_assert_int_ne(rc, DTC_FATAL);
+			if (ev != NULL && ev->type == DTC_EV_PROBE)
+				evs[m++] = ev->ep->epid;
+		}
+		dtc_close(r);
+		ck_assert_uint_eq(m, n);
+		for (j = 0; j < n; j++)
+			ck_assert_uint_eq(evs[j], epids[j]);
+	}
+
+	/* a bad value, and a wall-clock time without a clock item */
+	b = dtc_batch_open_memory(c.buf, c.len, "mem", 0, &err);
+	ck_assert_int_eq(dtc_batch_select(b, "cpu", "x", &err), DTC_FAILED);
+	ck_assert_int_eq(err.code, DTC_E_BADOPTION);
+	ck_assert_int_eq(dtc_batch_select(b, "since",
+	    "2026-11-25T16:00:00Z", &err), DTC_OK);
+	ck_assert_int_eq(dtc_batch_next(b, 0, &err), DTC_FATAL);
+	ck_assert_int_eq(err.code, DTC_E_BADOPTION);
+	ck_assert_int_eq(err.item, -1);
+	ck_assert_ptr_nonnull(strstr(err.text, "clock item"));
+	dtc_batch_close(b);
+	free(c.buf);
+}
+END_TEST
+
 static Suite *
 suite(void)
 {
@@ -740,6 +819,7 @@ suite(void)
 	tcase_add_test(tc, test_next_warning);
 	tcase_add_test(tc, test_v2);
 	tcase_add_test(tc, test_same_order_as_dtc_next);
+	tcase_add_test(tc, test_select);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -155,10 +155,14 @@ class Capture:
 
     def __init__(self, source: Source, *, temporal: bool = False,
                  options: Optional[Dict[str, Any]] = None,
-                 name: Optional[str] = None, errors: str = "raise") -> None:
+                 name: Optional[str] = None, errors: str = "raise",
+                 probe: Any = None, cpu: Any = None, epid: Any = None,
+                 since: Any = None, until: Any = None) -> None:
         if isinstance(source, (str, os.PathLike)):
             source = os.fspath(source)
         self.source = source
+        self.select = _selection(probe=probe, cpu=cpu, epid=epid,
+                                 since=since, until=until)
         self.temporal = temporal
         self.options = options
         self.name = name
@@ -184,7 +188,7 @@ class Capture:
         2^53, "0x..." strings, hex)."""
         ev = _dtconsume.Events(self.source, temporal=self.temporal,
                                options=self.options, name=self.name,
-                               errors=self.errors_mode)
+                               errors=self.errors_mode, select=self.select)
         self.errors = ev.errors
         return _Events(ev, self)
 
@@ -200,7 +204,7 @@ class Capture:
         if not columns:
             it = _dtconsume.Records(self.source, temporal=self.temporal,
                                     name=self.name, errors=self.errors_mode,
-                                    max_rows=max_rows)
+                                    max_rows=max_rows, select=self.select)
             self.errors = it.errors
             return it
         tables: Dict[TableKey, Table] = {}
@@ -231,7 +235,8 @@ class Capture:
         captures too large to hold as columns at once."""
         np = _np()
         b = _dtconsume.Batches(self.source, temporal=self.temporal,
-                               name=self.name, errors=self.errors_mode)
+                               name=self.name, errors=self.errors_mode,
+                               select=self.select)
         self.errors = b.errors
         try:
             while True:
@@ -289,12 +294,35 @@ class _Events:
         self._ev.close()
 
 
+def _selection(**kw: Any) -> List[Tuple[str, str]]:
+    """dtconsume's --probe/--cpu/--epid/--since/--until as (what, value)
+    pairs for libdtconsume's dtc_select: each value a str or int, or a
+    list of them (any of which may match)."""
+    pairs: List[Tuple[str, str]] = []
+    for what in ("probe", "cpu", "epid", "since", "until"):
+        v = kw.get(what)
+        if v is None:
+            continue
+        vs = v if isinstance(v, (list, tuple, set, frozenset)) else [v]
+        for x in vs:
+            if isinstance(x, bool) or not isinstance(x, (str, int)):
+                raise TypeError(f"{what}: a str or int, or a list of them")
+            pairs.append((what, str(x)))
+    return pairs
+
+
 def open(source: Source, **kw: Any) -> Capture:
     """A capture: a path, a binary file object (read through its file
     descriptor from where it stands) or the bytes of one.  Keywords:
     temporal (merge CPUs by timestamp), options ({name: value} as dtrace
     -x), name (the file name in messages), errors ("raise", "warn",
-    "ignore")."""
+    "ignore"), and the firings to take, as dtconsume's options: probe
+    (a provider:module:function:name glob), cpu and epid (numbers or
+    lists such as "0,2-3"), since and until (ns, "+1.5s" after the first
+    record, or a wall-clock time "2026-11-25T16:00:00Z"); a value may be
+    a list (any matches), the criteria together must all be met.  They
+    apply to events(), records() and batches(); aggregations are not
+    filtered, as with dtconsume."""
     return Capture(source, **kw)
 
 

@@ -69,8 +69,14 @@ typedef struct breader {
 } breader;
 
 static int
+batch_select(void *b, const char *what, const char *value, dtc_error *err)
+{
+	return dtc_batch_select(b, what, value, err);
+}
+
+static int
 breader_init(breader *br, PyObject *src, int temporal, PyObject *name,
-    PyObject *mode)
+    PyObject *mode, PyObject *sel)
 {
 	dtc_error err;
 
@@ -93,7 +99,7 @@ breader_init(breader *br, PyObject *src, int temporal, PyObject *name,
 		}
 		return -1;
 	}
-	return 0;
+	return ext_apply_select(br->b, batch_select, sel);
 }
 
 static void
@@ -259,14 +265,14 @@ static int
 Batches_init(BatchesObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "source", "temporal", "name", "errors",
-	    NULL };
-	PyObject *src, *name = NULL, *mode = NULL;
+	    "select", NULL };
+	PyObject *src, *name = NULL, *mode = NULL, *sel = NULL;
 	int temporal = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOO", kwlist, &src,
-	    &temporal, &name, &mode))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOO", kwlist, &src,
+	    &temporal, &name, &mode, &sel))
 		return -1;
-	return breader_init(&self->br, src, temporal, name, mode);
+	return breader_init(&self->br, src, temporal, name, mode, sel);
 }
 
 /* In reference cycles as Events is (ext.c): seen by the collector. */
@@ -437,16 +443,16 @@ static int
 Records_init(RecordsObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "source", "temporal", "name", "errors",
-	    "max_rows", NULL };
-	PyObject *src, *name = NULL, *mode = NULL;
+	    "max_rows", "select", NULL };
+	PyObject *src, *name = NULL, *mode = NULL, *sel = NULL;
 	Py_ssize_t max_rows = 65536;
 	int temporal = 0;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOn", kwlist, &src,
-	    &temporal, &name, &mode, &max_rows))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOnO", kwlist, &src,
+	    &temporal, &name, &mode, &max_rows, &sel))
 		return -1;
 	self->max_rows = max_rows > 0 ? (size_t)max_rows : 65536;
-	return breader_init(&self->br, src, temporal, name, mode);
+	return breader_init(&self->br, src, temporal, name, mode, sel);
 }
 
 static void

@@ -269,6 +269,54 @@ ext_set_options(dtc_reader *r, PyObject *options)
 	return 0;
 }
 
+int
+ext_apply_select(void *obj, ext_select_fn fn, PyObject *sel)
+{
+	PyObject *seq;
+	Py_ssize_t i, n;
+	dtc_error err;
+
+	if (sel == NULL || sel == Py_None)
+		return 0;
+	if ((seq = PySequence_Fast(sel, "select: a sequence of (what, value) "
+	    "pairs")) == NULL)
+		return -1;
+	n = PySequence_Fast_GET_SIZE(seq);
+	for (i = 0; i < n; i++) {
+		PyObject *pair = PySequence_Fast_GET_ITEM(seq, i);
+		const char *what, *value;
+
+		if (!PyTuple_Check(pair) || PyTuple_GET_SIZE(pair) != 2 ||
+		    !PyUnicode_Check(PyTuple_GET_ITEM(pair, 0)) ||
+		    !PyUnicode_Check(PyTuple_GET_ITEM(pair, 1))) {
+			PyErr_SetString(PyExc_TypeError, "select: a sequence of "
+			    "(what, value) pairs of str");
+			Py_DECREF(seq);
+			return -1;
+		}
+		if ((what = PyUnicode_AsUTF8(PyTuple_GET_ITEM(pair, 0))) ==
+		    NULL || (value = PyUnicode_AsUTF8(PyTuple_GET_ITEM(pair,
+		    1))) == NULL) {
+			Py_DECREF(seq);
+			return -1;
+		}
+		dtc_error_clear(&err);
+		if (fn(obj, what, value, &err) != DTC_OK) {
+			PyErr_Format(PyExc_ValueError, "%s: %s", what, err.text);
+			Py_DECREF(seq);
+			return -1;
+		}
+	}
+	Py_DECREF(seq);
+	return 0;
+}
+
+static int
+reader_select(void *r, const char *what, const char *value, dtc_error *err)
+{
+	return dtc_select(r, what, value, err);
+}
+
 /* ------------------------------------------------------------ events */
 
 typedef struct {
@@ -344,15 +392,16 @@ static int
 Events_init(EventsObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "source", "temporal", "options", "name",
-	    "errors", NULL };
+	    "errors", "select", NULL };
 	PyObject *src, *options = NULL, *name = NULL, *mode = NULL;
+	PyObject *sel = NULL;
 	model_out *po, *oo;
 	dtc_emitter_opts eo;
 	int temporal = 0;
 	dtc_error err;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOO", kwlist, &src,
-	    &temporal, &options, &name, &mode))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOOO", kwlist, &src,
+	    &temporal, &options, &name, &mode, &sel))
 		return -1;
 	if (self->r != NULL) {
 		PyErr_SetString(PyExc_RuntimeError, "Events already open");
@@ -377,7 +426,8 @@ Events_init(EventsObject *self, PyObject *args, PyObject *kw)
 		}
 		return -1;
 	}
-	if (ext_set_options(self->r, options) != 0)
+	if (ext_set_options(self->r, options) != 0 ||
+	    ext_apply_select(self->r, reader_select, sel) != 0)
 		return -1;
 	po = pyout_new(&self->sink);
 	oo = pyout_new(&self->sink);

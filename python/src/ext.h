@@ -46,6 +46,12 @@ int ext_note_error(PyObject *errors, const dtc_error *err, int warn);
 
 /* Set reader options from a dict {name: value or None}; -1 on error. */
 int ext_set_options(dtc_reader *r, PyObject *options);
+/* Record selection: sel is None or a sequence of (what, value) pairs of
+ * str, handed to fn (dtc_select or dtc_batch_select on obj).  0, or -1
+ * with ValueError (a refused value) or TypeError set. */
+typedef int (*ext_select_fn)(void *obj, const char *what, const char *value,
+    dtc_error *err);
+int ext_apply_select(void *obj, ext_select_fn fn, PyObject *sel);
 
 extern PyObject *ext_DecodeError;
 
