@@ -205,12 +205,14 @@ batch_new(dtcp_container *c, unsigned flags, dtc_error *err)
 dtc_batch *
 dtc_batch_open_file(const char *path, unsigned flags, dtc_error *err)
 {
+	dtc_error_clear(err);
 	return batch_new(dtcp_container_open_file(path, err), flags, err);
 }
 
 dtc_batch *
 dtc_batch_open_fd(int fd, const char *name, unsigned flags, dtc_error *err)
 {
+	dtc_error_clear(err);
 	return batch_new(dtcp_container_open_fd(fd, name, err), flags, err);
 }
 
@@ -218,6 +220,7 @@ dtc_batch *
 dtc_batch_open_memory(const void *buf, size_t len, const char *name,
     unsigned flags, dtc_error *err)
 {
+	dtc_error_clear(err);
 	return batch_new(dtcp_container_open_memory(buf, len, name, err), flags,
 	    err);
 }
@@ -1812,6 +1815,7 @@ dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err)
 	b->nlist = 0;
 	b->nrows = 0;
 	b->nbatches++;
+	dtc_error_clear(err);
 	if (b->dead)
 		return b->last_rc;
 	for (;;) {

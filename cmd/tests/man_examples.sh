@@ -1,21 +1,59 @@
 #!/bin/sh
-# The C programs of the library's man pages, as a reader would use them:
-# each EXAMPLES block of man/*.3 that is a whole program (it has main())
-# is extracted, compiled against the public header and the built library
-# with -Wall -Wextra -Werror, and run.  A program that writes a capture
-# is decoded by dtconsume; one that reads a capture gets the README's
-# sample.  A page whose example stops compiling or running fails here.
+# The manual pages, as a reader would use them:
+#  - every page (man/*.[1-9]) is clean under `mandoc -Tlint -W warning`
+#    and `groff -ww -mandoc` (each check skipped when the tool is not
+#    installed);
+#  - the C programs of the library's pages: each EXAMPLES block of
+#    man/*.3 that is a whole program (it has main()) is extracted,
+#    compiled against the public header and the built library with
+#    -Wall -Wextra -Werror, and run.  A program that writes a capture is
+#    decoded by dtconsume; one that reads a capture gets the README's
+#    sample.  A page whose example stops compiling or running fails
+#    here, and so does a man/*.3 page without an example program.
+# Which functions have a page at all is checked by exports.sh.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
 . "$top_srcdir/cmd/tests/lib.sh"
 DTCONSUME="$top_builddir/cmd/dtconsume"
 lib="$top_builddir/.libs/libdtconsume.so"
-[ -f "$lib" ] || { echo "# SKIP: no shared library ($lib)"; exit 77; }
 CC=${CC:-cc}
-# a build with --enable-sanitizers: the programs need their runtime too
-san=$(sed -n 's/^SAN_CFLAGS = //p' "$top_builddir/Makefile" 2>/dev/null)
 work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-manex.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
+
+# ------------------------------------------------------------------ lint
+for page in "$top_srcdir"/man/*.[1-9]; do
+	[ -f "$page" ] || continue
+	name=$(basename "$page")
+	if command -v mandoc >/dev/null; then
+		mandoc -Tlint -W warning "$page" >"$work/lint" 2>&1
+		if [ -s "$work/lint" ]; then
+			not_ok "$name: mandoc -Tlint -W warning is clean" \
+			    "$(head -n 5 "$work/lint")"
+		else
+			ok "$name: mandoc -Tlint -W warning is clean"
+		fi
+	fi
+	if command -v groff >/dev/null; then
+		groff -ww -mandoc -Tutf8 "$page" >/dev/null 2>"$work/lint"
+		if [ -s "$work/lint" ]; then
+			not_ok "$name: groff -ww -mandoc is clean" \
+			    "$(head -n 5 "$work/lint")"
+		else
+			ok "$name: groff -ww -mandoc is clean"
+		fi
+	fi
+done
+command -v mandoc >/dev/null || echo "# no mandoc: pages not linted"
+command -v groff >/dev/null || echo "# no groff: pages not checked by groff"
+
+# -------------------------------------------------------------- examples
+if [ ! -f "$lib" ]; then
+	echo "# SKIP examples: no shared library ($lib)"
+	[ "$ntest" -gt 0 ] || exit 77
+	finish
+fi
+# a build with --enable-sanitizers: the programs need their runtime too
+san=$(sed -n 's/^SAN_CFLAGS = //p' "$top_builddir/Makefile" 2>/dev/null)
 sample="$top_builddir/testdata/samples/syscalls.dtsnap"
 n=0
 for page in "$top_srcdir"/man/*.3; do
@@ -55,6 +93,10 @@ for page in "$top_srcdir"/man/*.3; do
 			    "exit $st" "$(head -n 5 "$work/out")"
 		fi
 	done
+	if [ $k -eq 0 ]; then
+		not_ok "$name(3) has an example program" \
+		    "no .Bd -literal block with main() in $page"
+	fi
 done
 [ $n -gt 0 ] || { echo "# no examples found"; exit 99; }
 finish
