@@ -6,7 +6,11 @@
  * buffer snapshots and the symbol table, which go straight to the stream
  * so that a large buffer is never copied.  Every map has a definite
  * length and "t" as its first key: a capture then starts with the same
- * few bytes, which file(1)-style sniffing can rely on.
+ * few bytes, which file(1)-style sniffing can rely on.  "seq" (the
+ * item's index, so that a reader sees an item cut out cleanly) comes
+ * second: a resynchronizing reader finds items by a map head, "t" and a
+ * kind, so "t" must stay first, and right after it the number is in an
+ * item's first bytes even when the rest of the item is lost.
  *
  * Errors: misuse (a NULL description, a call out of order) gives
  * DTC_FAILED and writes nothing; a failed write or allocation gives
@@ -25,14 +29,15 @@
 
 #include "dtc_private.h"
 
-/* The container format version written (see dtsnap(5)). */
-#ifndef DTCP_FORMAT_MAJOR
-#define DTCP_FORMAT_MAJOR 1
-#define DTCP_FORMAT_MINOR 0
-#endif
-#ifndef DTCP_FORMAT_MINOR_V2
-#define DTCP_FORMAT_MINOR_V2 2   /* 1.1 + the ctf item */
-#endif
+/*
+ * The minor container version written (the major one is the reader's,
+ * DTCP_FORMAT_MAJOR), for both flavors: 1.3 is the version whose items
+ * carry "seq", and every item written here does.  No reader of major
+ * version 1 refuses a higher minor one, so writing 1.3 even for a legacy
+ * capture without v2 or ctf items loses no reader; an older reader just
+ * ignores the key.
+ */
+#define WRITE_MINOR 3
 
 /* byte strings up to this size are copied into the item buffer */
 #define INLINE_BYTES 4096
@@ -58,7 +63,7 @@ struct dtc_writer {
 	size_t nopts, optcap;
 	bool in_ksyms;
 	size_t ksyms_want, ksyms_have;
-	bool v2;             /* flavor "dtrace-v2" (container 1.1) */
+	bool v2;             /* flavor "dtrace-v2" */
 	bool in_aggsnap;
 	size_t snap_want, snap_have;
 };
@@ -257,8 +262,9 @@ e_key_text(dtc_writer *w, const char *k, const char *v)
 static int write_options(dtc_writer *w, dtc_error *err);
 
 /*
- * Start an item of nkeys keys besides "t".  Options waiting to be
- * written go first, as one item, since they were set before this one.
+ * Start an item of nkeys keys besides "t" and "seq".  Options waiting
+ * to be written go first, as one item, since they were set before this
+ * one; they take its number, and it the next.
  */
 static int
 begin(dtc_writer *w, const char *kind, size_t nkeys, dtc_error *err)
@@ -279,8 +285,9 @@ begin(dtc_writer *w, const char *kind, size_t nkeys, dtc_error *err)
 	    write_options(w, err) != DTC_OK)
 		return DTC_FATAL;
 	w->len = 0;
-	e_map(w, nkeys + 1);
+	e_map(w, nkeys + 2);
 	e_key_text(w, "t", kind);
+	e_key_uint(w, "seq", (uint64_t)w->nitems);
 	return DTC_OK;
 }
 
@@ -399,8 +406,7 @@ dtc_writer_new(FILE *out, const dtc_writer_header *h, dtc_error *err)
 	e_text(w, "version");
 	e_array(w, 2);
 	e_uint(w, DTCP_FORMAT_MAJOR);
-	/* a legacy capture stays 1.0, so that 1.0 readers still take it */
-	e_uint(w, w->v2 ? DTCP_FORMAT_MINOR_V2 : DTCP_FORMAT_MINOR);
+	e_uint(w, WRITE_MINOR);
 	if (w->v2)
 		e_key_text(w, "flavor", "dtrace-v2");
 	e_key_text(w, "byteorder", h->big_endian ? "big" : "little");
