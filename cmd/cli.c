@@ -1,6 +1,12 @@
 /*
  * cli.c - shared bits of the command-line programs.  The library never
  * prints or exits; these programs own stderr and the exit status.
+ *
+ * Every message written here is escaped (cli_escape below): messages
+ * quote capture text (option and probe names, item kinds, format
+ * strings, system() commands) and file names, and a capture made to
+ * attack whoever decodes it must not reach the terminal with escape
+ * sequences or line breaks of its own.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1        /* fopencookie */
@@ -29,16 +35,236 @@ cli_init(cli *c, const char *argv0)
 	c->progress = NULL;
 }
 
+/* ------------------------------------------------------------------ */
+/* Escaping                                                            */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The form: every byte a terminal could take as a control is written
+ * "\xNN" (two lower-case hex digits): C0 controls (0x00-0x1f, newline and
+ * tab included: a message is one line), DEL (0x7f), the C1 controls in
+ * their UTF-8 form (U+0080-U+009F, C2 80-C2 9F: xterm obeys U+009B as
+ * CSI) and every byte that is not part of well-formed UTF-8 (stray
+ * continuation bytes, overlong forms, surrogates, code points above
+ * U+10FFFF, a sequence cut short).  Everything else, printable ASCII and
+ * well-formed UTF-8, is written as it is, so names in any script read as
+ * they were written.
+ *
+ * Why "\xNN" for all of them rather than \n, \t or \e: it is the form
+ * `dtsnap info` and `dtsnap dump` already give capture text, so a name
+ * reads the same in a table and in a message; it names the byte exactly
+ * whatever it is; and a message quoting D source (where "\n" is two
+ * characters of a format string) cannot be confused with a newline byte.
+ *
+ * Why invalid UTF-8 is escaped rather than passed on: on a terminal that
+ * takes 8-bit controls, a lone 0x9b is CSI just as ESC [ is, and a byte
+ * that is not UTF-8 would otherwise turn a message into text no UTF-8
+ * reader (a log, a JSON tool) accepts.  The cost is that a Latin-1 file
+ * name shows its accented letters as \xNN; the decision does not depend
+ * on the locale, so messages are the same in every environment (and in
+ * the tests).
+ *
+ * A backslash is left as it is: escaping it would change every message
+ * that quotes a D string or a path with one, and the goal is a safe
+ * terminal, not a reversible encoding.
+ */
+
+/* Where escaped text goes: a small buffer in front of a stream, so that
+ * a message reaches stderr (unbuffered) in one write, not byte by byte. */
+typedef struct escbuf {
+	FILE *fp;
+	size_t n;
+	int failed;
+	char b[512];
+} escbuf;
+
+static void
+esc_flush(escbuf *e)
+{
+	if (e->n > 0 && fwrite(e->b, 1, e->n, e->fp) != e->n)
+		e->failed = 1;
+	e->n = 0;
+}
+
+static void
+esc_raw(escbuf *e, const void *p, size_t n)
+{
+	const char *s = p;
+
+	while (n > 0) {
+		size_t k = sizeof(e->b) - e->n;
+
+		if (k == 0) {
+			esc_flush(e);
+			continue;
+		}
+		if (k > n)
+			k = n;
+		memcpy(e->b + e->n, s, k);
+		e->n += k;
+		s += k;
+		n -= k;
+	}
+}
+
+static void
+esc_byte(escbuf *e, unsigned char ch)
+{
+	static const char hex[] = "0123456789abcdef";
+	char x[4] = { '\\', 'x', hex[ch >> 4], hex[ch & 15] };
+
+	esc_raw(e, x, sizeof(x));
+}
+
+/*
+ * The bytes at s (n of them) that may be written as they are: 1 for
+ * printable ASCII, 2 to 4 for a well-formed UTF-8 character other than a
+ * C1 control; 0 when the byte at s must be escaped; -1 when s holds the
+ * well-formed start of a character that the n bytes cut short.
+ */
+static int
+utf8_ok(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	int len, i;
+
+	if (c >= 0x20 && c < 0x7f)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)
+		return 0;    /* controls, DEL, continuations, overlong leads */
+	len = c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
+	/* the second byte's range rules out overlong forms, surrogates
+	 * and what lies past U+10FFFF; C2 80-9F are the C1 controls */
+	if (c == 0xc2)
+		lo = 0xa0;
+	else if (c == 0xe0)
+		lo = 0xa0;
+	else if (c == 0xed)
+		hi = 0x9f;
+	else if (c == 0xf0)
+		lo = 0x90;
+	else if (c == 0xf4)
+		hi = 0x8f;
+	for (i = 1; i < len; i++) {
+		if ((size_t)i >= n)
+			return -1;
+		if (s[i] < lo || s[i] > hi)
+			return 0;
+		lo = 0x80;
+		hi = 0xbf;
+	}
+	return len;
+}
+
+/*
+ * Escape n bytes of s into e; a newline stays one when keep_nl (the
+ * emitter's stream, whose lines are messages of their own).  more: more
+ * bytes follow, so a character cut short at the end is left for them.
+ * Returns the bytes consumed (all of them unless more).
+ */
+static size_t
+esc_text(escbuf *e, const unsigned char *s, size_t n, int keep_nl, int more)
+{
+	size_t i = 0, run = 0;
+	int k;
+
+	while (i < n) {
+		k = utf8_ok(s + i, n - i);
+		if (k < 0 && more)
+			break;
+		if (k > 0) {
+			i += (size_t)k;
+			continue;
+		}
+		esc_raw(e, s + run, i - run);
+		if (s[i] == '\n' && keep_nl)
+			esc_raw(e, "\n", 1);
+		else
+			esc_byte(e, s[i]);
+		run = ++i;
+	}
+	esc_raw(e, s + run, i - run);
+	return i;
+}
+
+void
+cli_escape(FILE *fp, const char *s, size_t n)
+{
+	escbuf e = { .fp = fp };
+
+	esc_text(&e, (const unsigned char *)s, n, 0, 0);
+	esc_flush(&e);
+}
+
+/* s escaped into buf (len bytes with the NUL), cut before an escape or a
+ * character that would not fit whole: for the progress line's name. */
+static void
+esc_into(char *buf, size_t len, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = 0, left = strlen(str);
+	int k;
+
+	while (left > 0) {
+		if ((k = utf8_ok(s, left)) > 0) {
+			if (n + (size_t)k >= len)
+				break;
+			memcpy(buf + n, s, (size_t)k);
+			n += (size_t)k;
+		} else {
+			if (n + 4 >= len)
+				break;
+			snprintf(buf + n, len - n, "\\x%02x", *s);
+			n += 4;
+			k = 1;
+		}
+		s += k;
+		left -= (size_t)k;
+	}
+	buf[n] = '\0';
+}
+
+/* "prog: text\n" in one write, the progress line off the screen. */
+static void
+put_line(cli *c, const char *text, size_t n)
+{
+	escbuf e = { .fp = stderr };
+
+	if (c->progress != NULL)
+		cli_progress_hold(c->progress);
+	esc_text(&e, (const unsigned char *)c->progname, strlen(c->progname),
+	    0, 0);
+	esc_raw(&e, ": ", 2);
+	esc_text(&e, (const unsigned char *)text, n, 0, 0);
+	esc_raw(&e, "\n", 1);
+	esc_flush(&e);
+	if (c->progress != NULL)
+		cli_progress_release(c->progress);
+}
+
 static void
 vmsg(cli *c, const char *fmt, va_list ap)
 {
-	if (c->progress != NULL)
-		cli_progress_hold(c->progress);
-	fprintf(stderr, "%s: ", c->progname);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	if (c->progress != NULL)
-		cli_progress_release(c->progress);
+	char small[512], *big = NULL;
+	const char *text = small;
+	va_list aq;
+	int n;
+
+	va_copy(aq, ap);
+	n = vsnprintf(small, sizeof(small), fmt, aq);
+	va_end(aq);
+	if (n < 0) {
+		small[0] = '\0';
+		n = 0;
+	} else if ((size_t)n >= sizeof(small)) {
+		if ((big = malloc((size_t)n + 1)) != NULL &&
+		    vsnprintf(big, (size_t)n + 1, fmt, ap) == n)
+			text = big;
+		else
+			n = (int)sizeof(small) - 1;   /* cut rather than lost */
+	}
+	put_line(c, text, (size_t)n);
+	free(big);
 }
 
 void
@@ -66,7 +292,7 @@ cli_warn(cli *c, const char *fmt, ...)
 void
 cli_report(cli *c, const dtc_error *err)
 {
-	char buf[512];
+	char buf[DTC_ERROR_TEXT_MAX];
 
 	dtc_error_format(err, buf, sizeof(buf));
 	cli_warn(c, "%s", buf);
@@ -75,7 +301,7 @@ cli_report(cli *c, const dtc_error *err)
 void
 cli_report_usage(cli *c, const dtc_error *err)
 {
-	char buf[512];
+	char buf[DTC_ERROR_TEXT_MAX];
 
 	dtc_error_format(err, buf, sizeof(buf));
 	cli_note(c, "%s", buf);
@@ -85,8 +311,14 @@ cli_report_usage(cli *c, const dtc_error *err)
 static void
 vusage(cli *c, const char *fmt, va_list ap)
 {
+	escbuf e = { .fp = stderr };
+	const char *p = c->progname;
+
 	vmsg(c, fmt, ap);
-	fprintf(stderr, "Try '%s --help' for more information.\n", c->progname);
+	esc_raw(&e, "Try '", 5);
+	esc_text(&e, (const unsigned char *)p, strlen(p), 0, 0);
+	esc_raw(&e, " --help' for more information.\n", 31);
+	esc_flush(&e);
 	c->status = CLI_EXIT_USAGE;
 }
 
@@ -429,7 +661,7 @@ cli_progress_file(cli_progress *p, const dtc_reader *r, const char *name,
 	q->r = r;
 	if (r != NULL) {
 		base = strrchr(name, '/');
-		snprintf(q->name, sizeof(q->name), "%s",
+		esc_into(q->name, sizeof(q->name),
 		    base != NULL ? base + 1 : name);
 		q->total = total;
 		q->t0 = now_ns();
@@ -462,34 +694,101 @@ cli_progress_release(cli_progress *p)
 	pthread_mutex_unlock(&p->priv->mu);
 }
 
-/* The stream's writes: a line at a time (it is line buffered), with
- * the progress line, while there is one, off the screen meanwhile. */
+/*
+ * The emitter's error stream.  Its lines are messages of their own (the
+ * drop and error lines dtrace prints, "dtconsume: system() not executed:
+ * CMD"), written as the decode goes, so it is escaped as a stream: the
+ * same form as the messages above, a newline kept as the end of a line,
+ * and a UTF-8 character that a write cuts in two kept (pend) until the
+ * next write completes it.  Each write takes the progress line, while
+ * there is one, off the screen first.
+ */
+typedef struct errstream {
+	cli *c;
+	unsigned char pend[4];
+	size_t npend;
+} errstream;
+
 static ssize_t
-progress_stream_write(void *cookie, const char *buf, size_t size)
+errstream_write(void *cookie, const char *buf, size_t size)
 {
-	cli *c = cookie;
-	cli_progress *p = c->progress;
-	size_t n;
+	errstream *es = cookie;
+	cli_progress *p = es->c->progress;
+	const unsigned char *s = (const unsigned char *)buf;
+	escbuf e = { .fp = stderr };
+	size_t used = 0, i;
+	int k;
 
 	if (p != NULL)
 		cli_progress_hold(p);
-	n = fwrite(buf, 1, size, stderr);
+	if (es->npend > 0) {
+		unsigned char t[8];
+		size_t m = size < 4 ? size : 4;
+
+		memcpy(t, es->pend, es->npend);
+		memcpy(t + es->npend, s, m);
+		k = utf8_ok(t, es->npend + m);
+		if (k < 0 && m == size) {
+			/* still cut short: all of it waits */
+			memcpy(es->pend + es->npend, s, m);
+			es->npend += m;
+			used = size;
+		} else if (k > 0) {
+			esc_raw(&e, t, (size_t)k);
+			used = (size_t)k - es->npend;
+			es->npend = 0;
+		} else {
+			/* the byte that broke it starts afresh below; a lead
+			 * and continuation bytes are nothing alone */
+			for (i = 0; i < es->npend; i++)
+				esc_byte(&e, es->pend[i]);
+			es->npend = 0;
+		}
+	}
+	if (used < size) {
+		used += esc_text(&e, s + used, size - used, 1, 1);
+		/* at most 3 bytes: the well-formed start of a character */
+		es->npend = size - used;
+		memcpy(es->pend, s + used, es->npend);
+	}
+	esc_flush(&e);
 	fflush(stderr);
 	if (p != NULL)
 		cli_progress_release(p);
-	return n == size ? (ssize_t)n : -1;
+	return e.failed ? -1 : (ssize_t)size;
+}
+
+static int
+errstream_close(void *cookie)
+{
+	errstream *es = cookie;
+	escbuf e = { .fp = stderr };
+	size_t i;
+
+	/* a character the stream ended inside */
+	for (i = 0; i < es->npend; i++)
+		esc_byte(&e, es->pend[i]);
+	esc_flush(&e);
+	free(es);
+	return e.failed ? EOF : 0;
 }
 
 FILE *
 cli_progress_stream(cli *c)
 {
 	static const cookie_io_functions_t io = {
-		.write = progress_stream_write
+		.write = errstream_write, .close = errstream_close
 	};
+	errstream *es;
 	FILE *fp;
 
-	if (c->progress == NULL || (fp = fopencookie(c, "w", io)) == NULL)
+	if ((es = calloc(1, sizeof(*es))) == NULL)
 		return stderr;
+	es->c = c;
+	if ((fp = fopencookie(es, "w", io)) == NULL) {
+		free(es);
+		return stderr;
+	}
 	setvbuf(fp, NULL, _IOLBF, 0);
 	return fp;
 }

@@ -26,6 +26,15 @@ typedef struct cli {
 } cli;
 
 void cli_init(cli *c, const char *argv0);
+/*
+ * Every message below is escaped before it reaches stderr, the program's
+ * name included: control bytes (newline and tab too: a message is one
+ * line), DEL, UTF-8 C1 controls and bytes that are not well-formed UTF-8
+ * are written "\xNN"; printable ASCII and well-formed UTF-8 stay as they
+ * are.  cli.c says why this form.
+ */
+/* n bytes of s on fp, escaped as the messages are (no newline added). */
+void cli_escape(FILE *fp, const char *s, size_t n);
 /* "prog: message\n" on stderr; raises status to CLI_EXIT_WARN. */
 void cli_warn(cli *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same without raising the status: for what is worth knowing but
@@ -111,9 +120,11 @@ cli_progress_records(cli_progress *p, uint64_t n)
 void cli_progress_hold(cli_progress *p);
 void cli_progress_release(cli_progress *p);
 /* A stream for messages written as the decode goes (an emitter's error
- * stream): each line takes the progress line, while there is one, off
- * the screen first.  stderr itself when there is no progress line; else
- * fclose it when done (it may outlive cli_progress_end). */
+ * stream), escaped as the messages above are except that a newline stays
+ * one (its lines are messages of their own); each line takes the progress
+ * line, while there is one, off the screen first.  fclose it when done
+ * (it may outlive cli_progress_end).  stderr itself, unescaped, only when
+ * out of memory. */
 FILE *cli_progress_stream(cli *c);
 /* Stop the thread, clear the line, free c->progress (NULL is fine). */
 void cli_progress_end(cli *c);

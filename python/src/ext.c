@@ -64,11 +64,18 @@ parse_mode(PyObject *o, int *mode)
 PyObject *
 ext_error_object(const dtc_error *err)
 {
-	char buf[512];
-	PyObject *e, *v;
+	char buf[DTC_ERROR_TEXT_MAX];
+	PyObject *e, *v, *msg;
+	size_t n = dtc_error_format(err, buf, sizeof(buf));
 
-	dtc_error_format(err, buf, sizeof(buf));
-	if ((e = PyObject_CallFunction(ext_DecodeError, "s", buf)) == NULL)
+	/* a message quotes capture text, arbitrary bytes: what is not UTF-8
+	 * reads \xNN, as the programs print it (cmd/cli.c) */
+	if ((msg = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)n,
+	    "backslashreplace")) == NULL)
+		return NULL;
+	e = PyObject_CallFunctionObjArgs(ext_DecodeError, msg, NULL);
+	Py_DECREF(msg);
+	if (e == NULL)
 		return NULL;
 #define SET(name, val) do { \
 	if ((v = (val)) == NULL || PyObject_SetAttrString(e, name, v) != 0) { \

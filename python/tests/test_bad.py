@@ -22,9 +22,11 @@ class Damaged(unittest.TestCase):
                         got.append(ev)
                 except dtconsume.DecodeError as e:
                     self.assertTrue(errs, "raised, but dt2json was silent")
-                    # dtc_error_format's text is dt2json's message
-                    self.assertEqual(str(e), errs[0])
-                    self.assertEqual([str(x) for x in e.errors], errs)
+                    # dtc_error_format's text is dt2json's message,
+                    # which escapes what a terminal would obey
+                    self.assertEqual(util.cli_escaped(str(e)), errs[0])
+                    self.assertEqual([util.cli_escaped(str(x))
+                                      for x in e.errors], errs)
                     self.assertEqual(e.file, path)
                     # the location, field by field, as the message says
                     if e.item is not None:
@@ -54,7 +56,8 @@ class Damaged(unittest.TestCase):
                                  list(range(len(recs))))
                 rest = iter(errs)
                 for e in cap.errors:
-                    self.assertTrue(any(str(e) == x for x in rest),
+                    self.assertTrue(any(util.cli_escaped(str(e)) == x
+                                        for x in rest),
                                     f"{e} is not among {errs}")
                 a = dtconsume.aggregations(path, errors="ignore")
                 self.assertIsInstance(a.text(), str)

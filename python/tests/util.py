@@ -113,6 +113,15 @@ def dt2json(path: str, *args: str) -> Tuple[List[Dict[str, Any]], List[str]]:
     return lines, errs
 
 
+def cli_escaped(s: str) -> str:
+    """A message as the programs print it (cmd/cli.c): control characters,
+    DEL and the C1 controls as \\xNN of their UTF-8 bytes (what is not
+    UTF-8 the extension already gives as \\xNN)."""
+    return "".join("".join("\\x%02x" % b for b in c.encode())
+                   if ord(c) < 0x20 or 0x7f <= ord(c) <= 0x9f else c
+                   for c in s)
+
+
 def same(j: Any, p: Any, where: str = "") -> Optional[str]:
     """None when the Python value p is what dt2json wrote as j, else where
     they differ.  The JSON encoding's rules (dt2json(1)): integers past
