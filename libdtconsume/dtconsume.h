@@ -29,7 +29,7 @@ extern "C" {
 #endif
 
 #define DTC_VERSION_MAJOR 0
-#define DTC_VERSION_MINOR 1
+#define DTC_VERSION_MINOR 2
 #define DTC_VERSION_PATCH 0
 const char *dtc_version_string(void);
 
@@ -94,9 +94,12 @@ typedef struct dtc_error {
 /* A cleared error for a declaration: dtc_error err = DTC_ERROR_INIT;
  * (the entry points also clear the error they are given). */
 #define DTC_ERROR_INIT { .code = 0, .cpu = -1, .item = -1, .offset = -1 }
+/* Room for any dtc_error_format text: source, location and text. */
+#define DTC_ERROR_TEXT_MAX 640
 void dtc_error_clear(dtc_error *err);
 const char *dtc_strerror(int code);
-/* "file: item 12 (buf, cpu 3), offset 0x1a2c: record overruns buffer" */
+/* "file: item 12, cpu 3, offset 6700: record overruns buffer" into buf
+ * (cut to len - 1 bytes, always terminated); returns the length written */
 size_t dtc_error_format(const dtc_error *err, char *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
@@ -517,7 +520,8 @@ int dtc_next(dtc_reader *r, const dtc_event **ev, dtc_error *err);
 
 /* Push: callbacks. A non-zero return from a callback stops the loop and is
  * returned. warn, when set, gets every DTC_WARN error and decides whether
- * to go on (return 0).  A NULL callback skips its events.
+ * to go on (return 0); it gets a DTC_FATAL error too, after which
+ * dtc_consume returns DTC_FATAL whatever warn returned.  A NULL callback skips its events.
  *
  * Callbacks to come are added at the end of dtc_handler.  dtc_consume is a
  * macro that passes the size of the dtc_handler the caller was compiled
