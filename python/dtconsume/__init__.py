@@ -197,8 +197,8 @@ class Capture:
     # -- records -----------------------------------------------------------
 
     def records(self, columns: bool = False, max_rows: int = 1 << 20):
-        """The record sets through the batch reader (libdtconsume(3),
-        "Batches: records as columns").  columns=False: Record objects (index, cpu, timestamp,
+        """The record sets through the batch reader
+        (dtc_batch_open_file(3)).  columns=False: Record objects (index, cpu, timestamp,
         pass_, epid, probe, values) in the order of the events;
         columns=True: {(epid, probe): Table} with numpy arrays."""
         if not columns:
