@@ -16,8 +16,28 @@
  * wall clock when it has one (FreeBSD calls gettimeofday() at drop time,
  * which no capture records), else 0; aggregations left at the end of the
  * run are printed (as with -O) in a second list, "aggregations", beside
-"probes" in the "dtrace" object; ERROR-probe
+ * "probes" in the "dtrace" object; ERROR-probe
  * faults go to stderr as dtrace's text, as FreeBSD does.
+ *
+ * Memory: the document is streamed at every level that can grow with the
+ * capture.  An instance's head (its probe) is written when the record set
+ * starts, then each element of its "output" as its record comes, and a
+ * printa's aggregation row by row, key by key: only one element (a key,
+ * a stack, a row's values) is a jansson tree at a time.  Building the
+ * whole instance first cost a hash table per key: an aggregation of 100
+ * rows of 3,000 keys took 147 MB and 0.34 s for 4 MB of output.  Each
+ * piece is still jansson's compact dump of the tree it would have been in,
+ * so the bytes are the same as a dump of the whole document.  A drop met
+ * while an instance is open (none is, as the library delivers drops
+ * between record sets) would wait for it to close.
+ *
+ * Errors: a printf (or system(), freopen(), printa() with a format, which
+ * are rendered though FreeBSD's document does not show their text) that
+ * cannot be rendered stops the capture as with -f text ("dtrace:
+ * processing aborted: WHY" on stderr, exit 1), with the instance and the
+ * document closed, so that what was written is one valid JSON value; a
+ * message cut at the cap (maxmsgsize) is written up to it and reported
+ * once per statement (emitter.h).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -31,24 +51,106 @@
 
 typedef struct fb {
 	FILE *out, *err;
-	json_t *probe;       /* the instance being built */
-	json_t *output;
+	dtc_emitter_opts opts;   /* the program's, for dtc_emit_cut */
+	dtc_cutlog cuts;         /* statements whose cut was reported */
+	int in_probe;        /* an instance is open: its "output" streams */
+	int nout;            /* elements written in its "output" */
+	json_t *pending;     /* drops met while an instance was open */
 	int nprobes;         /* instances written in this document */
 	int in_aggs;         /* the final "aggregations" list is open */
 	int open;            /* the document is open */
+	int aborted;         /* processing aborted: nothing more is written */
 	dtc_buf buf;
+	dtc_buf dump;        /* jansson's text of a piece */
 	int werr;
 } fb;
+
+static void
+wr(fb *s, const char *t)
+{
+	if (fputs(t, s->out) == EOF)
+		s->werr = -1;
+}
+
+/* v (consumed) as jansson dumps it in compact form */
+static void
+put(fb *s, json_t *v)
+{
+	if (v == NULL)
+		return;
+	if (json_dumpf(v, s->out, JSON_COMPACT | JSON_ENCODE_ANY) != 0)
+		s->werr = -1;
+	json_decref(v);
+}
+
+/*
+ * The members of object o (consumed) as they appear inside its dump,
+ * without the braces, in s->dump; 0, or -1 when out of memory.  A piece
+ * of an object that the caller writes in parts.
+ */
+static int
+members(fb *s, json_t *o)
+{
+	size_t n;
+
+	dtc_buf_reset(&s->dump);
+	for (;;) {
+		n = json_dumpb(o, s->dump.s, s->dump.cap, JSON_COMPACT);
+		if (n == 0)
+			break;
+		if (n < s->dump.cap) {
+			/* "{...}": the inside */
+			memmove(s->dump.s, s->dump.s + 1, n - 2);
+			s->dump.len = n - 2;
+			s->dump.s[s->dump.len] = '\0';
+			json_decref(o);
+			return 0;
+		}
+		/* grow to n + 1 bytes (dtc_buf keeps a NUL after len) */
+		if (dtc_buf_printf(&s->dump, "%*s", (int)n, "") < 0)
+			break;
+		dtc_buf_reset(&s->dump);
+	}
+	json_decref(o);
+	s->werr = -1;
+	return -1;
+}
 
 static void
 put_instance(fb *s, json_t *inst)
 {
 	if (s->nprobes++ > 0)
-		fputc(',', s->out);
-	if (json_dumpf(inst, s->out, JSON_COMPACT) != 0)
-		s->werr = -1;
+		wr(s, ",");
+	put(s, inst);
 	fflush(s->out);
-	json_decref(inst);
+}
+
+/* The next element of the open instance's "output" list. */
+static void
+put_output(fb *s, json_t *e)
+{
+	if (e == NULL)
+		return;
+	if (s->nout++ > 0)
+		wr(s, ",");
+	put(s, e);
+}
+
+/*
+ * {"value":N} of an integer record, the most common element and key,
+ * written as jansson writes it (JSON_INTEGER_FORMAT) without a tree: a
+ * dump costs a hash table of its own (jansson's loop check), which made
+ * a key a microsecond.  0 when v is not an integer.
+ */
+static int
+put_int(fb *s, const dtc_value *v)
+{
+	if (v->kind != DTC_V_INT)
+		return 0;
+	if (fprintf(s->out, "{\"value\":%" JSON_INTEGER_FORMAT "}",
+	    (json_int_t)v->i) < 0)
+		s->werr = -1;
+	return 1;
 }
 
 static json_t *
@@ -269,52 +371,88 @@ buckets(const dtc_aggval *v)
 	return a;
 }
 
+/*
+ * The values of one row, as members of the row object: joined printa gives
+ * one member per function, as FreeBSD (the last of equal names wins, in
+ * the place of the first, as jansson sets them and jq reads them).
+ */
 static json_t *
-aggregation(fb *s, const dtc_reader *r, const dtc_aggprint *ap)
+row_values(const dtc_aggprint *ap, const dtc_aggrow *row)
 {
-	json_t *o = json_object(), *rows = json_array();
-	size_t j;
-	uint32_t i, k;
+	json_t *ro = json_object();
+	uint32_t i;
 
+	for (i = 0; i < ap->nvars; i++) {
+		const dtc_aggval *v = &row->vals[i];
+
+		switch (v->func) {
+		case DTC_AGG_QUANTIZE: case DTC_AGG_LQUANTIZE:
+		case DTC_AGG_LLQUANTIZE:
+			json_object_set_new(ro, "buckets", buckets(v));
+			break;
+		case DTC_AGG_STDDEV:
+			json_object_set_new(ro, "stddev", json_integer(
+			    (json_int_t)dtc_aggval_stddev(v)));
+			break;
+		default:
+			json_object_set_new(ro, func_key(v->func),
+			    json_integer(dtc_aggval_scalar(v)));
+			break;
+		}
+	}
+	return ro;
+}
+
+/*
+ * {"aggregation-data": [{"keys": [...], VALUES}, ...], "aggregation-name":
+ * NAME}, written row by row and key by key: an aggregation may have as
+ * many rows as the capture has entries and each row thousands of keys.
+ */
+static void
+put_aggregation(fb *s, const dtc_reader *r, const dtc_aggprint *ap)
+{
+	json_t *o;
+	size_t j;
+	uint32_t k;
+	int nk;
+
+	wr(s, "{\"aggregation-data\":[");
 	for (j = 0; j < ap->nrows; j++) {
 		const dtc_aggrow *row = &ap->rows[j];
 		const dtc_aggvar *var = row->var != NULL ? row->var :
 		    (ap->nvars > 0 ? &ap->vars[0] : NULL);
-		json_t *ro = json_object(), *keys = json_array();
 
-		for (k = 0; var != NULL && k < var->nkeys; k++) {
-			json_t *e = element(s, r, &row->keys[k]);
+		wr(s, j > 0 ? ",{\"keys\":[" : "{\"keys\":[");
+		for (k = 0, nk = 0; var != NULL && k < var->nkeys; k++) {
+			json_t *e = NULL;
 
+			if (row->keys[k].kind != DTC_V_INT &&
+			    (e = element(s, r, &row->keys[k])) == NULL)
+				continue;
+			if (nk++ > 0)
+				wr(s, ",");
 			if (e != NULL)
-				json_array_append_new(keys, e);
+				put(s, e);
+			else
+				put_int(s, &row->keys[k]);
 		}
-		json_object_set_new(ro, "keys", keys);
-		for (i = 0; i < ap->nvars; i++) {
-			const dtc_aggval *v = &row->vals[i];
-
-			switch (v->func) {
-			case DTC_AGG_QUANTIZE: case DTC_AGG_LQUANTIZE:
-			case DTC_AGG_LLQUANTIZE:
-				json_object_set_new(ro, "buckets", buckets(v));
-				break;
-			case DTC_AGG_STDDEV:
-				json_object_set_new(ro, "stddev", json_integer(
-				    (json_int_t)dtc_aggval_stddev(v)));
-				break;
-			default:
-				/* joined printa: one key per function, as FreeBSD
-				 * (the last of equal names wins, as in jq) */
-				json_object_set_new(ro, func_key(v->func),
-				    json_integer(dtc_aggval_scalar(v)));
-				break;
-			}
+		wr(s, "]");
+		if (members(s, row_values(ap, row)) == 0 && s->dump.len > 0) {
+			wr(s, ",");
+			wr(s, s->dump.s);
 		}
-		json_array_append_new(rows, ro);
+		wr(s, "}");
 	}
-	json_object_set_new(o, "aggregation-data", rows);
+	wr(s, "]");
+	/* a name that is not UTF-8 has no member, as in a tree */
+	o = json_object();
 	json_object_set_new(o, "aggregation-name",
 	    json_string(ap->nvars > 0 ? ap->vars[0].name : ""));
-	return o;
+	if (members(s, o) == 0 && s->dump.len > 0) {
+		wr(s, ",");
+		wr(s, s->dump.s);
+	}
+	wr(s, "}");
 }
 
 static void
@@ -322,7 +460,7 @@ begin_doc(fb *s)
 {
 	if (s->open)
 		return;
-	fputs("{\"dtrace\":{\"probes\":[", s->out);
+	wr(s, "{\"dtrace\":{\"probes\":[");
 	s->open = 1;
 	s->nprobes = 0;
 	s->in_aggs = 0;
@@ -331,34 +469,125 @@ begin_doc(fb *s)
 static int
 on_begin(const dtc_event *ev, void *arg)
 {
+	fb *s = arg;
+
 	(void)ev;
-	begin_doc(arg);
+	s->cuts.n = 0;
+	s->aborted = 0;
+	begin_doc(s);
 	return 0;
 }
 
+/*
+ * The instance's head: {"timestamp":...,"name":... of a tree, without its
+ * closing brace, then the "output" list, which stays open until the
+ * record set ends.
+ */
 static int
 on_probe(const dtc_event *ev, void *arg)
 {
 	fb *s = arg;
 	const dtc_probedesc *p = ev->probe;
+	json_t *o;
 
+	if (s->aborted)
+		return DTC_EMIT_ABORT;
 	begin_doc(s);
-	s->probe = json_object();
-	json_object_set_new(s->probe, "timestamp",
+	o = json_object();
+	json_object_set_new(o, "timestamp",
 	    json_integer((json_int_t)ev->timestamp));
-	json_object_set_new(s->probe, "cpu", json_integer(ev->cpu));
-	json_object_set_new(s->probe, "id", json_integer(p != NULL ? p->id :
+	json_object_set_new(o, "cpu", json_integer(ev->cpu));
+	json_object_set_new(o, "id", json_integer(p != NULL ? p->id :
 	    ev->ep->probeid));
-	json_object_set_new(s->probe, "provider",
+	json_object_set_new(o, "provider",
 	    json_string(p != NULL ? p->provider : ""));
-	json_object_set_new(s->probe, "module",
+	json_object_set_new(o, "module",
 	    json_string(p != NULL ? p->module : ""));
-	json_object_set_new(s->probe, "function",
+	json_object_set_new(o, "function",
 	    json_string(p != NULL ? p->function : ""));
-	json_object_set_new(s->probe, "name",
+	json_object_set_new(o, "name",
 	    json_string(p != NULL ? p->name : ""));
-	s->output = json_array();
-	json_object_set_new(s->probe, "output", s->output);
+	if (members(s, o) != 0)
+		return 0;
+	if (s->nprobes++ > 0)
+		wr(s, ",");
+	wr(s, "{");
+	wr(s, s->dump.s);
+	wr(s, s->dump.len > 0 ? ",\"output\":[" : "\"output\":[");
+	s->in_probe = 1;
+	s->nout = 0;
+	return 0;
+}
+
+/* The open instance closed, and the drops that waited for it written. */
+static void
+end_instance(fb *s)
+{
+	size_t i;
+
+	if (!s->in_probe)
+		return;
+	wr(s, "]}");
+	s->in_probe = 0;
+	if (s->pending != NULL) {
+		for (i = 0; i < json_array_size(s->pending); i++)
+			put_instance(s, json_incref(json_array_get(s->pending,
+			    i)));
+		json_array_clear(s->pending);
+	}
+	fflush(s->out);
+}
+
+/* The document's closing brackets. */
+static void
+end_doc(fb *s)
+{
+	if (!s->open)
+		return;
+	wr(s, "]}}\n");
+	s->open = 0;
+	if (fflush(s->out) != 0)
+		s->werr = -1;
+}
+
+/*
+ * dtrace's "processing aborted", as -f text says it: the instance and the
+ * document are closed first, so that what was written is one JSON value.
+ */
+static int
+abort_capture(fb *s, const char *msg)
+{
+	end_instance(s);
+	end_doc(s);
+	fprintf(s->err, "dtrace: processing aborted: %s\n", msg);
+	s->aborted = 1;
+	return DTC_EMIT_ABORT;
+}
+
+/*
+ * A printa() with a format: FreeBSD's document has the rows' data, not
+ * their text, but the rows are rendered all the same, so that a row dtrace
+ * could not print stops the capture, and a row over the cap is said, as
+ * with the other formats: one capture, one exit status, whatever the
+ * format.
+ */
+static int
+check_printa(fb *s, const dtc_event *ev, const dtc_aggprint *ap)
+{
+	dtc_error err;
+	size_t j;
+	int rc;
+
+	for (j = 0; ap->fmt != NULL && j < ap->nrows; j++) {
+		dtc_error_clear(&err);
+		dtc_buf_reset(&s->buf);
+		rc = dtc_printa_render(ev->reader, ap, &ap->rows[j], &s->buf,
+		    &err);
+		if (rc == DTC_WARN)
+			dtc_emit_cut(&s->opts, &s->cuts, ev, ap->fmt, &err);
+		else if (rc != DTC_OK)
+			return abort_capture(s, dtc_emit_errmsg(&err));
+	}
 	return 0;
 }
 
@@ -370,33 +599,60 @@ on_record(const dtc_event *ev, void *arg)
 	json_t *e;
 	dtc_error err;
 	uint32_t i;
+	size_t n;
+	int rc;
 
-	if (s->probe == NULL)
+	if (s->aborted)
+		return DTC_EMIT_ABORT;
+	if (!s->in_probe)
 		return 0;
 	switch (v->kind) {
 	case DTC_V_PRINTF:
-		if (v->action != DTC_ACT_PRINTF)
-			return 0;   /* system()/freopen(): skipped in oformat */
+		/* system()/freopen() are left out of oformat, but rendered
+		 * all the same: a record that cannot be, or is cut, is said
+		 * as with the other formats */
 		dtc_error_clear(&err);
 		dtc_buf_reset(&s->buf);
-		if (dtc_printf_render(ev->reader, v, &s->buf, &err) == DTC_OK) {
+		rc = dtc_printf_render(ev->reader, v, &s->buf, &err);
+		if (rc != DTC_OK && rc != DTC_WARN)
+			return abort_capture(s, dtc_emit_errmsg(&err));
+		if (v->action == DTC_ACT_PRINTF) {
+			n = rc == DTC_WARN ? model_utf8_cut(s->buf.s,
+			    s->buf.len) : s->buf.len;
 			e = json_object();
 			json_object_set_new(e, "message",
-			    json_stringn(s->buf.s, s->buf.len));
-			json_array_append_new(s->output, e);
+			    json_stringn(s->buf.s, n));
+			put_output(s, e);
+			for (i = 0; i < v->nargs; i++) {
+				if (v->args[i].kind != DTC_V_INT) {
+					put_output(s, value_obj(&v->args[i]));
+					continue;
+				}
+				if (s->nout++ > 0)
+					wr(s, ",");
+				put_int(s, &v->args[i]);
+			}
 		}
-		for (i = 0; i < v->nargs; i++)
-			json_array_append_new(s->output, value_obj(&v->args[i]));
+		if (rc == DTC_WARN)
+			dtc_emit_cut(&s->opts, &s->cuts, ev, v->fmt, &err);
 		return 0;
 	case DTC_V_PRINTA:
-		json_array_append_new(s->output,
-		    aggregation(s, ev->reader, v->agg));
+		if ((rc = check_printa(s, ev, v->agg)) != 0)
+			return rc;
+		if (s->nout++ > 0)
+			wr(s, ",");
+		put_aggregation(s, ev->reader, v->agg);
 		return 0;
 	case DTC_V_EXIT:
 		return 0;
 	default:
-		if ((e = element(s, ev->reader, v)) != NULL)
-			json_array_append_new(s->output, e);
+		if (v->kind == DTC_V_INT) {
+			if (s->nout++ > 0)
+				wr(s, ",");
+			put_int(s, v);
+			return 0;
+		}
+		put_output(s, element(s, ev->reader, v));
 		return 0;
 	}
 }
@@ -407,9 +663,9 @@ on_probe_end(const dtc_event *ev, void *arg)
 	fb *s = arg;
 
 	(void)ev;
-	if (s->probe != NULL)
-		put_instance(s, s->probe);
-	s->probe = NULL;
+	if (s->aborted)
+		return DTC_EMIT_ABORT;
+	end_instance(s);
 	return 0;
 }
 
@@ -417,11 +673,14 @@ static int
 on_drop(const dtc_event *ev, void *arg)
 {
 	fb *s = arg;
-	json_t *o = json_object();
+	json_t *o;
 	uint64_t wall = 0;
 	size_t n = ev->message != NULL ? strlen(ev->message) : 0;
 
+	if (s->aborted)
+		return DTC_EMIT_ABORT;
 	begin_doc(s);
+	o = json_object();
 	json_object_set_new(o, "cpu", json_integer(ev->cpu));
 	json_object_set_new(o, "id", json_integer(-1));
 	json_object_set_new(o, "provider", json_string("dtrace"));
@@ -437,6 +696,13 @@ on_drop(const dtc_event *ev, void *arg)
 	json_object_set_new(o, "kind", json_integer(ev->dropkind));
 	json_object_set_new(o, "msg", json_stringn(ev->message != NULL ?
 	    ev->message : "", n));
+	if (s->in_probe) {
+		/* not inside the open instance: after it */
+		if (s->pending == NULL)
+			s->pending = json_array();
+		json_array_append_new(s->pending, o);
+		return 0;
+	}
 	put_instance(s, o);
 	return 0;
 }
@@ -446,6 +712,8 @@ on_error(const dtc_event *ev, void *arg)
 {
 	fb *s = arg;
 
+	if (s->aborted)
+		return DTC_EMIT_ABORT;
 	/* FreeBSD's error handler still prints dtrace's text on stderr */
 	fprintf(s->err, "dtrace: %s", ev->message != NULL ? ev->message : "");
 	return 0;
@@ -456,13 +724,19 @@ on_agg(const dtc_event *ev, void *arg)
 {
 	fb *s = arg;
 
+	if (s->aborted)
+		return DTC_EMIT_ABORT;
 	begin_doc(s);
+	end_instance(s);
 	if (!s->in_aggs) {
-		fputs("],\"aggregations\":[", s->out);
+		wr(s, "],\"aggregations\":[");
 		s->in_aggs = 1;
 		s->nprobes = 0;
 	}
-	put_instance(s, aggregation(s, ev->reader, ev->agg));
+	if (s->nprobes++ > 0)
+		wr(s, ",");
+	put_aggregation(s, ev->reader, ev->agg);
+	fflush(s->out);
 	return 0;
 }
 
@@ -472,12 +746,10 @@ on_end(const dtc_event *ev, void *arg)
 	fb *s = arg;
 
 	(void)ev;
-	if (!s->open)
-		return 0;
-	fputs("]}}\n", s->out);
-	s->open = 0;
-	if (fflush(s->out) != 0)
-		s->werr = -1;
+	if (s->aborted)
+		return DTC_EMIT_ABORT;
+	end_instance(s);
+	end_doc(s);
 	return 0;
 }
 
@@ -489,8 +761,11 @@ create(const dtc_emitter_opts *o)
 	if (s == NULL)
 		return NULL;
 	s->out = o->out;
-	s->err = o->err;
+	s->err = o->err != NULL ? o->err : stderr;
+	s->opts = *o;
+	s->opts.err = s->err;
 	dtc_buf_init(&s->buf);
+	dtc_buf_init(&s->dump);
 	return s;
 }
 
@@ -500,9 +775,9 @@ destroy(void *state)
 	fb *s = state;
 	int rc = s->werr;
 
-	if (s->probe != NULL)
-		json_decref(s->probe);
+	json_decref(s->pending);
 	dtc_buf_free(&s->buf);
+	dtc_buf_free(&s->dump);
 	free(s);
 	return rc;
 }

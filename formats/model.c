@@ -8,6 +8,14 @@
  * are "value", text "string", raw data "bytes", stacks "frames", and so on.
  * Values that dtrace prints as text are also given as that text
  * ("symbol", "message") so that nothing the text output shows is lost.
+ *
+ * Errors go as they go in the text output (text.c, emitter.h): a record
+ * that cannot be rendered (dtrace's "processing aborted") ends its line
+ * ("message": null), which is written, "dtrace: processing aborted: WHY"
+ * goes to the error stream and the callback returns DTC_EMIT_ABORT, so
+ * the program stops and exits 1 as with -f text; a message cut at the cap
+ * (maxmsgsize) is given up to it with "truncated": true, reported once
+ * per statement, and decoding goes on.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -45,6 +53,10 @@ typedef struct model {
 	uint64_t probe_seq;
 	dtc_buf buf;            /* rendering scratch */
 	int err;
+	int aborted;            /* the capture stopped: processing aborted */
+	const dtc_event *ev;    /* the RECORD event being written, or NULL */
+	dtc_emitter_opts opts;  /* the program's streams and report */
+	dtc_cutlog cuts;        /* statements whose cut was reported */
 	idbytes ids[NIDS];
 	pccache frames;         /* encoded kernel frames by pc */
 } model;
@@ -128,6 +140,82 @@ func_name(uint16_t f)
 	case DTC_AGG_LLQUANTIZE: return "llquantize";
 	default: return "unknown";
 	}
+}
+
+/*
+ * n, less an incomplete UTF-8 character at the end: a message cut at the
+ * cap may end inside one, and the encoders take a text that is not UTF-8
+ * for Latin-1 as a whole (json.c, cbor.c), which would garble all of it
+ * for the sake of its last byte or three.
+ */
+size_t
+model_utf8_cut(const char *s, size_t n)
+{
+	size_t k;
+
+	for (k = 1; k <= 3 && k <= n; k++) {
+		unsigned char b = (unsigned char)s[n - k];
+
+		if ((b & 0xc0) == 0x80)
+			continue;
+		/* a lead byte (0xc2-0xf4) whose character needs more bytes
+		 * than are left; anything else stays as it is */
+		if (b >= 0xc2 && b <= 0xf4 &&
+		    (size_t)(b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2) > k)
+			return n - k;
+		return n;
+	}
+	return n;
+}
+
+/*
+ * A rendered message into an open map: "message", and "truncated": true
+ * when it was cut at the cap (rc DTC_WARN, reported once per statement);
+ * null when it could not be rendered.
+ */
+static void
+message_member(model *m, model_out *o, const dtc_event *ev, const void *fmt,
+    int rc, const dtc_error *err)
+{
+	KEY(o, "message");
+	if (rc != DTC_OK && rc != DTC_WARN) {
+		O(o, null);
+		return;
+	}
+	O(o, str, m->buf.s, rc == DTC_WARN ?
+	    model_utf8_cut(m->buf.s, m->buf.len) : m->buf.len);
+	if (rc == DTC_WARN) {
+		KEY(o, "truncated");
+		O(o, boolean, 1);
+		dtc_emit_cut(&m->opts, &m->cuts, ev, fmt, err);
+	}
+}
+
+/* dtrace's "processing aborted" (text.c's abort_capture): the lines so
+ * far are out, then the reason; the capture stops here. */
+static int
+abort_capture(model *m, const char *what, const char *msg)
+{
+	FILE *e = m->opts.err != NULL ? m->opts.err : stderr;
+
+	if (m->opts.out != NULL && fflush(m->opts.out) != 0)
+		m->err = -1;
+	fprintf(e, "dtrace: %s: %s\n", what, msg);
+	m->aborted = 1;
+	return DTC_EMIT_ABORT;
+}
+
+/* The cap on one message or value: maxmsgsize, as printf.c reads it;
+ * SIZE_MAX for none. */
+static size_t
+model_cap(const dtc_reader *r)
+{
+	int64_t v = r != NULL ? dtc_get_option(r, "maxmsgsize") :
+	    DTC_OPT_UNSET;
+
+	if (v < 0)
+		return DTC_MAXMSGSIZE_DEFAULT;
+	return v == 0 ? SIZE_MAX : (size_t)v;
 }
 
 /* The library's rule (dtc_bytes_string): whether dtrace shows a record as
@@ -301,7 +389,33 @@ struct tstate {
 	int skip;               /* > 0: the depth of a char array's elements */
 	int pending;            /* an array was met, its kind is not yet known */
 	dtc_tnode pend;
+	size_t left;            /* bytes the value may still take */
+	int cut;                /* over them: only closing brackets now */
 };
+
+/*
+ * The cap on a value's nodes.  The walk visits up to DTCP_CTF_MAXNODES
+ * (100,000) nodes, each named by the capture's CTF: an array of 16,000
+ * one-byte structs whose member has a 4,000-byte name is a 20 KB capture
+ * and was a 64 MB JSON line, built in memory.  A value may take about
+ * maxmsgsize bytes (its members' names and values, counted as they go);
+ * past that nothing more is written but the brackets that close what is
+ * open, and the record gets "truncated": true.  The value itself (depth
+ * 0) is always written.
+ */
+static int
+spend(struct tstate *t, const dtc_tnode *n, size_t extra)
+{
+	/* quotes, colon, comma and a number or an address */
+	size_t cost = (n->name != NULL ? strlen(n->name) : 0) + 32 + extra;
+
+	if (n->depth == 0 || (!t->cut && cost <= t->left)) {
+		t->left -= cost < t->left ? cost : t->left;
+		return 1;
+	}
+	t->cut = 1;
+	return 0;
+}
 
 static void
 tkey(model_out *o, const dtc_tnode *n)
@@ -315,13 +429,17 @@ static void
 tarray(struct tstate *t, const dtc_tnode *n)
 {
 	const dtc_tnode *a = &t->pend;
+	int chars = n->depth == a->depth + 1 && n->kind == DTC_T_INT &&
+	    n->is_char && a->data != NULL && !a->truncated;
+	size_t len = chars ? strnlen((const char *)a->data, a->size) : 0;
 
 	t->pending = 0;
+	/* past the cap the array is not opened, its END closes nothing */
+	if (!spend(t, a, len))
+		return;
 	tkey(t->o, a);
-	if (n->depth == a->depth + 1 && n->kind == DTC_T_INT && n->is_char &&
-	    a->data != NULL && !a->truncated) {
-		O(t->o, str, (const char *)a->data,
-		    strnlen((const char *)a->data, a->size));
+	if (chars) {
+		O(t->o, str, (const char *)a->data, len);
 		t->open[a->depth] = T_STRING;
 		t->skip = a->depth + 1;
 		return;
@@ -350,6 +468,8 @@ tnode(const dtc_tnode *n, void *arg)
 			t->open[n->depth] = T_FLAT;
 			return 0;
 		}
+		if (!spend(t, n, 0))
+			return 0;
 		tkey(o, n);
 		O(o, map_begin);
 		t->open[n->depth] = T_MAP;
@@ -368,6 +488,8 @@ tnode(const dtc_tnode *n, void *arg)
 	default:
 		break;
 	}
+	if (!spend(t, n, n->enumerator != NULL ? strlen(n->enumerator) : 0))
+		return 0;
 	tkey(o, n);
 	if (n->data == NULL || n->truncated) {
 		O(o, null);
@@ -430,6 +552,7 @@ typed_payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 		O(o, null);
 	memset(&t, 0, sizeof(t));
 	t.o = o;
+	t.left = model_cap(r);
 	dtc_error_clear(&err);
 	if (dtc_typed_walk(r, v, tcount, NULL, &err) != DTC_OK) {
 		bytes_payload(o, v->data, v->size);
@@ -437,6 +560,19 @@ typed_payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 	}
 	KEY(o, "value");
 	dtc_typed_walk(r, v, tnode, &t, &err);
+	if (!t.cut)
+		return;
+	KEY(o, "truncated");
+	O(o, boolean, 1);
+	if (m->ev != NULL) {
+		dtc_error_clear(&err);
+		err.code = DTC_E_LIMIT;
+		snprintf(err.source, sizeof(err.source), "%s",
+		    dtc_reader_source(r) != NULL ? dtc_reader_source(r) : "");
+		snprintf(err.text, sizeof(err.text), "print() value cut at "
+		    "about %zu bytes (maxmsgsize)", model_cap(r));
+		dtc_emit_cut(&m->opts, &m->cuts, m->ev, v->rd, &err);
+	}
 }
 
 /* The typed payload of a value, into an open map. */
@@ -653,15 +789,22 @@ agg_value(model_out *o, const dtc_aggval *v)
 	O(o, map_end);
 }
 
-static void
+/*
+ * The aggregation line of a printing.  Returns DTC_OK, DTC_WARN when a
+ * row's message was cut at the cap, or what dtc_printa_render failed
+ * with, err saying why: the line then ends after that row (written all
+ * the same) and the caller stops the capture.
+ */
+static int
 agg_line(model *m, const dtc_event *ev, const dtc_aggprint *ap,
-    const char *trigger)
+    const char *trigger, dtc_error *err)
 {
 	model_out *o = m->oo;
 	const dtc_reader *r = ev->reader;
 	const dtc_aggvar *v0 = ap->nvars > 0 ? &ap->vars[0] : NULL;
 	uint32_t i, k;
 	size_t j;
+	int rc = DTC_OK;
 
 	O(o, map_begin);
 	kstr(o, "type", "aggregation");
@@ -726,20 +869,24 @@ agg_line(model *m, const dtc_event *ev, const dtc_aggprint *ap,
 			agg_value(o, &row->vals[i]);
 		O(o, arr_end);
 		if (ap->fmt != NULL) {
-			dtc_error err;
+			int mrc;
 
-			dtc_error_clear(&err);
+			dtc_error_clear(err);
 			dtc_buf_reset(&m->buf);
-			if (dtc_printa_render(r, ap, row, &m->buf, &err) == DTC_OK) {
-				KEY(o, "message");
-				O(o, str, m->buf.s, m->buf.len);
-			}
+			mrc = dtc_printa_render(r, ap, row, &m->buf, err);
+			if (mrc == DTC_OK || mrc == DTC_WARN)
+				message_member(m, o, ev, ap->fmt, mrc, err);
+			if (mrc != DTC_OK)
+				rc = mrc;
 		}
 		O(o, map_end);
+		if (rc != DTC_OK && rc != DTC_WARN)
+			break;
 	}
 	O(o, arr_end);
 	O(o, map_end);
 	endline(m, o);
+	return rc;
 }
 
 /* ------------------------------------------------------------ events */
@@ -755,6 +902,8 @@ model_on_begin(const dtc_event *ev, void *arg)
 	for (i = 0; i < NIDS; i++)
 		m->ids[i].ep = NULL;
 	pccache_reset(&m->frames, ev);
+	m->cuts.n = 0;
+	m->aborted = 0;
 
 	O(o, map_begin);
 	kstr(o, "type", "header");
@@ -892,6 +1041,9 @@ model_on_probe(const dtc_event *ev, void *arg)
 	model *m = arg;
 	model_out *o = m->po;
 
+	/* after an abort nothing more is written, whoever goes on calling */
+	if (m->aborted)
+		return DTC_EMIT_ABORT;
 	m->probe_seq = ++m->seq;
 	m->in_probe = 1;
 	pccache_sync(&m->frames, ev);
@@ -918,23 +1070,23 @@ model_on_record(const dtc_event *ev, void *arg)
 	model_out *o = m->po;
 	const dtc_value *v = ev->value;
 	const dtc_reader *r = ev->reader;
+	dtc_error err;
 	uint32_t i;
+	int rc = DTC_OK;
 
+	if (m->aborted)
+		return DTC_EMIT_ABORT;
+	m->ev = ev;
 	O(o, map_begin);
 	kstr(o, "act", v->kind == DTC_V_TYPED ? "print" : act_name(v->action));
 	ku64(o, "size", v->size);
 	switch (v->kind) {
-	case DTC_V_PRINTF: {
-		dtc_error err;
-
+	case DTC_V_PRINTF:
 		kstr(o, "format", dtc_format_string(v->fmt));
 		dtc_error_clear(&err);
 		dtc_buf_reset(&m->buf);
-		KEY(o, "message");
-		if (dtc_printf_render(r, v, &m->buf, &err) == DTC_OK)
-			O(o, str, m->buf.s, m->buf.len);
-		else
-			O(o, null);
+		rc = dtc_printf_render(r, v, &m->buf, &err);
+		message_member(m, o, ev, v->fmt, rc, &err);
 		if (v->action != DTC_ACT_PRINTF)
 			kstr(o, "notice", v->action == DTC_ACT_SYSTEM ?
 			    "command not executed" : "file not opened");
@@ -948,7 +1100,6 @@ model_on_record(const dtc_event *ev, void *arg)
 		}
 		O(o, arr_end);
 		break;
-	}
 	case DTC_V_PRINTA:
 		kstr(o, "format", v->fmt != NULL ? dtc_format_string(v->fmt) :
 		    NULL);
@@ -959,7 +1110,7 @@ model_on_record(const dtc_event *ev, void *arg)
 			    strlen(v->agg->vars[i].name));
 		O(o, arr_end);
 		ku64(o, "agg_seq", m->seq + 1);
-		agg_line(m, ev, v->agg, "printa");
+		rc = agg_line(m, ev, v->agg, "printa", &err);
 		break;
 	case DTC_V_EXIT: {
 		model_out *x = m->oo;
@@ -979,6 +1130,14 @@ model_on_record(const dtc_event *ev, void *arg)
 		break;
 	}
 	O(o, map_end);
+	m->ev = NULL;
+	if (rc != DTC_OK && rc != DTC_WARN) {
+		/* the probe line ends here, and is written, as text writes
+		 * what came before */
+		model_on_probe_end(ev, m);
+		return abort_capture(m, "processing aborted",
+		    dtc_emit_errmsg(&err));
+	}
 	return 0;
 }
 
@@ -1000,8 +1159,17 @@ model_on_probe_end(const dtc_event *ev, void *arg)
 int
 model_on_agg(const dtc_event *ev, void *arg)
 {
-	pccache_reset(&((model *)arg)->frames, ev);
-	agg_line(arg, ev, ev->agg, "exit");
+	model *m = arg;
+	dtc_error err;
+	int rc;
+
+	if (m->aborted)
+		return DTC_EMIT_ABORT;
+	pccache_reset(&m->frames, ev);
+	rc = agg_line(m, ev, ev->agg, "exit", &err);
+	if (rc != DTC_OK && rc != DTC_WARN)
+		return abort_capture(m, "failed to print aggregations",
+		    dtc_emit_errmsg(&err));
 	return 0;
 }
 
@@ -1030,6 +1198,8 @@ model_on_drop(const dtc_event *ev, void *arg)
 	model *m = arg;
 	model_out *o = m->oo;
 
+	if (m->aborted)
+		return DTC_EMIT_ABORT;
 	O(o, map_begin);
 	kstr(o, "type", "drop");
 	ku64(o, "seq", ++m->seq);
@@ -1057,6 +1227,8 @@ model_on_error(const dtc_event *ev, void *arg)
 	    "badalign", "illop", "divzero", "noscratch", "kpriv", "upriv",
 	    "tupoflow", "badstack" };
 
+	if (m->aborted)
+		return DTC_EMIT_ABORT;
 	O(o, map_begin);
 	kstr(o, "type", "error");
 	ku64(o, "seq", ++m->seq);
@@ -1092,6 +1264,8 @@ model_on_notice(const dtc_event *ev, void *arg)
 	model *m = arg;
 	model_out *o = m->oo;
 
+	if (m->aborted)
+		return DTC_EMIT_ABORT;
 	O(o, map_begin);
 	kstr(o, "type", "notice");
 	ku64(o, "seq", ++m->seq);
@@ -1107,6 +1281,8 @@ model_on_end(const dtc_event *ev, void *arg)
 	model *m = arg;
 	model_out *o = m->oo;
 
+	if (m->aborted)
+		return DTC_EMIT_ABORT;
 	O(o, map_begin);
 	kstr(o, "type", "end");
 	ku64(o, "seq", ++m->seq);
@@ -1136,7 +1312,6 @@ model_create(const dtc_emitter_opts *opts, model_out *po, model_out *oo)
 {
 	model *m;
 
-	(void)opts;
 	if (po == NULL || oo == NULL || (m = calloc(1, sizeof(*m))) == NULL) {
 		if (po != NULL)
 			po->ops->free(po);
@@ -1146,6 +1321,8 @@ model_create(const dtc_emitter_opts *opts, model_out *po, model_out *oo)
 	}
 	m->po = po;
 	m->oo = oo;
+	if (opts != NULL)
+		m->opts = *opts;
 	pccache_init(&m->frames, FRAMES_BITS, FRAMES_ENTRY);
 	dtc_buf_init(&m->buf);
 	return m;

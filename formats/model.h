@@ -62,6 +62,9 @@ model_out *model_cbor_new(FILE *fp);
 /* Shared by the structured outputs: the length of a record dtrace would
  * print as a string (*is = 1), and the bucket range dtrace displays. */
 size_t model_as_string(const uint8_t *p, size_t n, int *is);
+/* n less an incomplete UTF-8 character at the end (a message cut at the
+ * cap may end inside one) */
+size_t model_utf8_cut(const char *s, size_t n);
 void model_bucket_range(const dtc_aggval *v, uint32_t n, uint32_t *lo,
     uint32_t *hi);
 

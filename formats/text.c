@@ -20,6 +20,11 @@
  *    "dtrace: processing aborted: MSG" as dtrace(1) does; the callback then
  *    returns DTC_EMIT_ABORT, which stops dtc_consume(): the program exits 1.
  *    As in dtrace(1), no end-of-run newline or aggregation follows.
+ *    The JSON, CBOR and json-freebsd outputs do the same (emitter.h).
+ *  - A printf/printa message over the cap (maxmsgsize, printf.c) is
+ *    printed up to the cap, a prefix of dtrace's bytes, and decoding goes
+ *    on; the cut is reported once per statement (emitter.h, dtc_emit_cut)
+ *    through the program, which then exits 1.
  *  - Drop and error messages are printed verbatim after "dtrace: ".
  *    dtrace(1) passes them to vfprintf as a format string (a '%' in a probe
  *    name would be interpreted); we do not reproduce that.
@@ -78,6 +83,8 @@
 
 typedef struct text_state {
 	FILE *out, *err;
+	dtc_emitter_opts opts;   /* the program's, for dtc_emit_cut */
+	dtc_cutlog cuts;         /* statements whose cut was reported */
 	int testing;
 	int tty;                 /* out is a terminal: flush every event */
 	int werr;                /* a write to out failed */
@@ -286,9 +293,7 @@ abort_capture(text_state *st, const char *what, const char *msg)
 static const char *
 errmsg(const dtc_error *err)
 {
-	if (err->code == DTC_E_DMISMATCH || err->text[0] == '\0')
-		return MSG_DMISMATCH;
-	return err->text;
+	return dtc_emit_errmsg(err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1395,6 +1400,16 @@ notice_request(text_state *st, const dtc_value *v)
 		putc('\n', st->err);
 }
 
+/* A message cut at the cap: the output so far first, as the two streams
+ * may be one file. */
+static void
+report_cut(text_state *st, const dtc_event *ev, const dtc_format *fmt,
+    const dtc_error *err)
+{
+	errsync(st);
+	dtc_emit_cut(&st->opts, &st->cuts, ev, fmt, err);
+}
+
 static int
 record(const dtc_event *ev, void *arg)
 {
@@ -1404,6 +1419,7 @@ record(const dtc_event *ev, void *arg)
 	const char *msg;
 	dtc_error err;
 	size_t i;
+	int rc;
 
 	if (st->cap_abort)
 		return DTC_EMIT_ABORT;
@@ -1438,14 +1454,18 @@ record(const dtc_event *ev, void *arg)
 		break;
 	case DTC_V_PRINTF:
 		dtc_buf_reset(&st->buf);
-		memset(&err, 0, sizeof(err));
-		if (dtc_printf_render(r, v, &st->buf, &err) != 0)
+		dtc_error_clear(&err);
+		rc = dtc_printf_render(r, v, &st->buf, &err);
+		if (rc != DTC_OK && rc != DTC_WARN)
 			return abort_capture(st, "processing aborted",
 			    errmsg(&err));
 		if (v->action == DTC_ACT_SYSTEM || v->action == DTC_ACT_FREOPEN)
 			notice_request(st, v);
 		else
 			oput(st, st->buf.s, st->buf.len);
+		/* cut at the cap: what is there went out, then this says so */
+		if (rc == DTC_WARN)
+			report_cut(st, ev, v->fmt, &err);
 		break;
 	case DTC_V_PRINTA:
 		if (v->agg == NULL)
@@ -1459,12 +1479,15 @@ record(const dtc_event *ev, void *arg)
 		}
 		for (i = 0; i < v->agg->nrows; i++) {
 			dtc_buf_reset(&st->buf);
-			memset(&err, 0, sizeof(err));
-			if (dtc_printa_render(r, v->agg, &v->agg->rows[i],
-			    &st->buf, &err) != 0)
+			dtc_error_clear(&err);
+			rc = dtc_printa_render(r, v->agg, &v->agg->rows[i],
+			    &st->buf, &err);
+			if (rc != DTC_OK && rc != DTC_WARN)
 				return abort_capture(st, "processing aborted",
 				    errmsg(&err));
 			oput(st, st->buf.s, st->buf.len);
+			if (rc == DTC_WARN)
+				report_cut(st, ev, v->agg->fmt, &err);
 		}
 		break;
 	case DTC_V_TYPED:
@@ -1503,6 +1526,7 @@ begin(const dtc_event *ev, void *arg)
 	st->heading = 0;
 	st->endnl = 0;
 	st->cap_abort = 0;
+	st->cuts.n = 0;
 	st->rules = ev->header != NULL && ev->header->v2 ? &rules_v2 :
 	    &rules_legacy;
 	memset(st->pl, 0, sizeof(st->pl));
@@ -1742,6 +1766,8 @@ text_create(const dtc_emitter_opts *o)
 	}
 	st->out = o->out;
 	st->err = o->err != NULL ? o->err : stderr;
+	st->opts = *o;
+	st->opts.err = st->err;
 	st->testing = o->testing;
 	st->rules = &rules_legacy;
 	st->tty = isatty(fileno(o->out));

@@ -501,6 +501,10 @@ void dtc_close(dtc_reader *r);
  * flowindent, temporal, aggsortkey, aggsortrev, aggsortpos,
  * aggsortkeypos, stackindent, rawbytes, aggpack, agghist, aggzoom, droptags,
  * encoding ...  value NULL means "set" (as -x name).  Call before dtc_next.
+ * One option is this library's own, not dtrace's: maxmsgsize, the cap on
+ * one rendered message (DTC_MAXMSGSIZE_DEFAULT; dtrace sizes such as
+ * "16m"; 0: no cap).  Only a caller sets it: a capture that names it
+ * (options item, setopt()) gets dtrace's "Invalid option name".
  */
 int dtc_set_option(dtc_reader *r, const char *name, const char *value,
     dtc_error *err);
@@ -736,6 +740,17 @@ int dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 /* Render one printa row through its format. */
 int dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
     const dtc_aggrow *row, dtc_buf *out, dtc_error *err);
+/*
+ * The cap on one message these render (the "maxmsgsize" option, which is
+ * this library's, not dtrace's: set it with dtc_set_option, 0 for no
+ * cap).  A width or precision of the capture's own (printf("%1000000d"))
+ * would otherwise make a few bytes of capture into gigabytes of output
+ * and memory.  A message over the cap is cut there: out gets exactly its
+ * first maxmsgsize bytes, and the call returns DTC_WARN with err
+ * (DTC_E_LIMIT) saying so; rendering stops at the cap, so nothing past it
+ * is ever built.
+ */
+#define DTC_MAXMSGSIZE_DEFAULT ((size_t)4 << 20)
 
 /* ------------------------------------------------------------------ */
 /* Writing captures (capture tools, dtsnap synth)                      */

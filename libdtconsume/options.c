@@ -8,6 +8,13 @@
  * specified option", "Operation illegal when tracing is active"), so the
  * option table keeps libdtrace's three classes: compile-time, run-time
  * (refused while tracing is active) and dynamic run-time.
+ *
+ * A fourth class holds this library's own options, which dtrace does not
+ * have: maxmsgsize, the cap on one rendered message (printf.c says why).
+ * Only the caller sets them (dtc_set_option: pinned): a capture's options
+ * item or setopt() record that names one gets "Invalid option name", as
+ * from dtrace, because a capture must not lift a bound that protects
+ * against it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,9 +24,9 @@
 
 #include "dtc_private.h"
 
-enum kind { CT, RT, DRT };
+enum kind { CT, RT, DRT, OWN };
 enum parse { P_RUNTIME, P_SIZE, P_RATE, P_STRSIZE, P_POLICY, P_RESIZE,
-	P_ENCODING, P_FLAG, P_ANY };
+	P_ENCODING, P_FLAG, P_ANY, P_BYTES };
 
 static const struct option {
 	const char *name;
@@ -93,6 +100,8 @@ static const struct option {
 	/* dynamic: print()'s bytes (ctf.c applies dtrace-utils' rules) */
 	{ "printsize", DRT, P_SIZE, DTCP_OPT_PRINTSIZE },
 	{ "quietresize", RT, P_ANY, -1 }, { "scratchsize", RT, P_ANY, -1 },
+	/* this library's own (dtconsume -x): not dtrace options */
+	{ "maxmsgsize", OWN, P_BYTES, DTCP_OPT_MAXMSGSIZE },
 };
 #define NOPTIONS (sizeof(options) / sizeof(options[0]))
 
@@ -135,7 +144,7 @@ dtc_option_effective(const char *name)
 	static const char *const effective[] = { "quiet", "flowindent",
 	    "temporal", "stackindent", "rawbytes", "aggsortkey", "aggsortrev",
 	    "aggsortpos", "aggsortkeypos", "aggpack", "agghist", "aggzoom",
-	    "droptags", "encoding", "printsize", "cpu" };
+	    "droptags", "encoding", "printsize", "cpu", "maxmsgsize" };
 	size_t i;
 
 	if (name == NULL || find(name) == NULL)
@@ -212,8 +221,10 @@ parse_size(const char *arg, int64_t *v)
 	}
 	errno = 0;
 	u = strtoull(arg, &end, 0);
+	/* a product past int64 is refused, not wrapped ("16777216t" would
+	 * read as 0, which for maxmsgsize means no cap at all) */
 	if ((mul > 1 && end != &arg[len - 1]) || (mul == 1 && *end != '\0') ||
-	    errno != 0 || (int64_t)(u * mul) < 0)
+	    errno != 0 || u > (uint64_t)INT64_MAX / mul)
 		return -1;
 	*v = (int64_t)(u * mul);
 	return 0;
@@ -260,7 +271,7 @@ dtcp_options_set_active(dtcp_options *o, const char *name, const char *value,
 	int64_t v = 0;
 	int bad = 0;
 
-	if (op == NULL) {
+	if (op == NULL || (op->kind == OWN && !pin)) {
 		snprintf(why, whylen, "Invalid option name");
 		return DTC_FAILED;
 	}
@@ -314,6 +325,11 @@ dtcp_options_set_active(dtcp_options *o, const char *name, const char *value,
 		v = 1;
 		break;
 	case P_ANY:
+		break;
+	case P_BYTES:
+		/* a size, as dtrace writes sizes ("4m"), 0 included (no cap);
+		 * no value means nothing here */
+		bad = value == NULL || parse_size(value, &v) != 0;
 		break;
 	}
 	if (bad) {

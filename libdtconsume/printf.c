@@ -23,6 +23,26 @@
  * The same file holds the value rules of default printa: stddev (128-bit),
  * avg, the normalization quirks and the histogram blocks, exported for the
  * text emitter as dtc_hist_render() and the dtc_aggval_* helpers.
+ *
+ * The message cap (option maxmsgsize, DTC_MAXMSGSIZE_DEFAULT: 4 MiB).
+ * Widths and precisions come from the capture, in the format text or in
+ * a record: printf("%1000000d") is 1 MB of output for 4 bytes of record,
+ * and 3,000 such conversions in one format were a 3 GB message built in
+ * memory before a byte of it was written.  dtrace formats straight into
+ * its FILE, so its memory stays small whatever the width; here a message
+ * is built whole in the caller's dtc_buf (the structured outputs need it
+ * as one string), so its size must be bounded.  One message may have
+ * at most maxmsgsize bytes: the writers below take a limit (pfspec.lim,
+ * one byte past the cap) and write no further, libc is given widths and
+ * precisions that keep the bytes before the limit exactly what the
+ * real ones give (libc_spec), and render() stops at the first piece that
+ * reaches the limit.  The message is then cut to its first maxmsgsize
+ * bytes, a prefix of dtrace's, byte for byte, and the call returns
+ * DTC_WARN with err saying so: the caller prints what there is and says
+ * that it was cut.  Cutting, rather than dropping the message, keeps the
+ * output a prefix of dtrace's, so what comes before the cut is still
+ * exact.  Below the cap, and with maxmsgsize=0 (no cap), widths and
+ * precisions are libdtrace's ints, and the output is dtrace's.
  */
 #include "config.h"
 
@@ -47,10 +67,10 @@
 
 /*
  * libdtrace takes widths and precisions as C ints from the format text and
- * from the data.  A width of two billion would make one conversion write
- * two gigabytes; clamp it (no real script gets near this).
+ * from the data; so do we.  What keeps a width of two billion from writing
+ * two gigabytes is the message cap (above), which the caller may lift.
  */
-#define PF_MAXWIDTH	(1 << 20)
+#define PF_MAXWIDTH	INT_MAX
 
 /* The printers of libdtrace's conversion table, plus the record-kind
  * overrides dt_printf_format applies. */
@@ -302,11 +322,10 @@ parse_conv(const char *s, size_t len, size_t *pp, uint32_t argc,
 				pd->flags &= ~PF_LEFT;
 				continue;
 			}
+			/* saturating at PF_MAXWIDTH, without overflow */
 			for (n = 0; p < len && s[p] >= '0' && s[p] <= '9'; p++)
-				if (n < PF_MAXWIDTH)
-					n = n * 10 + (s[p] - '0');
-			if (n > PF_MAXWIDTH)
-				n = PF_MAXWIDTH;
+				n = n <= (PF_MAXWIDTH - 9) / 10 ?
+				    n * 10 + (s[p] - '0') : PF_MAXWIDTH;
 			if (dot)
 				pd->prec = (int32_t)n;
 			else
@@ -498,6 +517,9 @@ struct pfspec {
 	int left;	/* '-', or a negative width */
 	int width;	/* absolute; 0 = none */
 	int prec;	/* > 0, or 0 = none (an explicit .0 is dropped) */
+	size_t lim;	/* out->len the writers stop at: one byte past the
+			 * message cap (render() then knows the message is
+			 * over it), SIZE_MAX without a cap */
 };
 
 static int
@@ -521,11 +543,31 @@ append(dtc_buf *out, const void *p, size_t n)
 	return n == 0 ? 0 : dtc_buf_append(out, p, n);
 }
 
+/* Bytes out may still take before lim. */
+static size_t
+room_to(const dtc_buf *out, size_t lim)
+{
+	return out->len < lim ? lim - out->len : 0;
+}
+
+/* append, of which no byte goes past lim */
 static int
-append_fill(dtc_buf *out, char c, size_t n)
+append_lim(dtc_buf *out, const void *p, size_t n, size_t lim)
+{
+	size_t r = room_to(out, lim);
+
+	return append(out, p, n < r ? n : r);
+}
+
+/* n bytes c, of which none goes past lim */
+static int
+append_fill(dtc_buf *out, char c, size_t n, size_t lim)
 {
 	char chunk[64];
+	size_t r = room_to(out, lim);
 
+	if (n > r)
+		n = r;
 	memset(chunk, c, sizeof(chunk));
 	while (n > 0) {
 		size_t k = n < sizeof(chunk) ? n : sizeof(chunk);
@@ -537,31 +579,63 @@ append_fill(dtc_buf *out, char c, size_t n)
 	return 0;
 }
 
+/* out->len cut back to len, still terminated */
+static void
+cut_to(dtc_buf *out, size_t len)
+{
+	if (out->len > len) {
+		out->len = len;
+		out->s[len] = '\0';
+	}
+}
+
 /*
- * Apply %<flags><width>.<prec>s to the text already appended at
+ * Apply %<flags><width>.<prec>s to a text of n bytes appended at
  * out->s[start..]: the precision cuts it, the width pads it.  The legacy
  * libcs pad with '0' under the 0 flag even for strings (glibc would not).
+ * Nothing goes past sp->lim: out may hold fewer than n bytes of the text
+ * (the writer stopped at the limit), and of the padded text only what
+ * lies before the limit is made (padding first, when it is on the left);
+ * the padding is the whole text's, n, not that of the bytes there are.
  */
 static int
-pad_text(dtc_buf *out, size_t start, const struct pfspec *sp)
+pad_to(dtc_buf *out, size_t start, size_t n, const struct pfspec *sp)
 {
-	size_t n = out->len - start, w;
+	size_t have = out->len - start, w, keep, avail;
+	char pad = (sp->flags & PF_ZPAD) ? '0' : ' ';
 
 	if (sp->prec > 0 && n > (size_t)sp->prec) {
 		n = (size_t)sp->prec;
-		out->len = start + n;
-		out->s[out->len] = '\0';
+		if (have > n) {
+			cut_to(out, start + n);
+			have = n;
+		}
 	}
 	if (sp->width <= 0 || n >= (size_t)sp->width)
 		return 0;
 	w = (size_t)sp->width - n;
 	if (sp->left)
-		return append_fill(out, ' ', w);
-	if (append_fill(out, ' ', w) != 0)
+		return append_fill(out, ' ', w, sp->lim);
+	avail = sp->lim > start ? sp->lim - start : 0;
+	if (w >= avail) {
+		/* only padding before the limit */
+		cut_to(out, start);
+		return append_fill(out, pad, avail, SIZE_MAX);
+	}
+	keep = have < avail - w ? have : avail - w;
+	cut_to(out, start + keep);
+	if (append_fill(out, ' ', w, SIZE_MAX) != 0)
 		return -1;
-	memmove(out->s + start + w, out->s + start, n);
-	memset(out->s + start, (sp->flags & PF_ZPAD) ? '0' : ' ', w);
+	memmove(out->s + start + w, out->s + start, keep);
+	memset(out->s + start, pad, w);
 	return 0;
+}
+
+/* pad_to of the text from start, whole in out */
+static int
+pad_text(dtc_buf *out, size_t start, const struct pfspec *sp)
+{
+	return pad_to(out, start, out->len - start, sp);
 }
 
 /* "%" + flags in dt_printf_format's fixed order + width + .prec + conv */
@@ -636,8 +710,101 @@ int_plain(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp,
 	return 1;
 }
 
+/*
+ * The width and precision libc is given for a number under the cap, in
+ * lc.  Only the bytes before sp->lim are kept of the conversion; a huge
+ * width or precision is made smaller where that leaves those bytes as
+ * they are, so that libc neither pads two billion blanks to throw them
+ * away nor allocates a work buffer the size of the precision.
+ *   room: bytes still wanted (the writer stops at sp->lim).
+ *   Precision P > T (T = room + 64, more than any sign, 0x and digits
+ *   need): the output has more than room bytes anyway, and its first
+ *   room are padding, sign and P - digits zeros (integers); with T the
+ *   zeros before the limit are the same, provided the padding is: so the
+ *   width loses what the precision lost (padding = width - natural,
+ *   natural = P + a constant).  Floats: digits past the exact decimal
+ *   expansion are zeros (a long double's ends within 16445 places), so
+ *   any T >= 16500 changes no digit, no rounding and no %g style choice
+ *   (the exponent is below 4933); %g without # strips the zeros, so its
+ *   natural length does not change with P and neither may the width.
+ *   Width W > room + P + 8192 (more than any natural length: a long
+ *   double's 4933 integer digits, sign, point, exponent): the padding
+ *   alone covers the room, and so it does with that width.
+ */
+static void
+libc_spec(struct pfspec *lc, const struct pfspec *sp, const dtc_buf *out,
+    int fp, const char *conv)
+{
+	size_t room, t;
+
+	*lc = *sp;
+	if (sp->lim == SIZE_MAX)
+		return;
+	room = room_to(out, sp->lim);
+	if (room > INT_MAX / 2)
+		return;
+	t = room + 64;
+	if (fp && t < 16500)
+		t = 16500;
+	if ((size_t)lc->prec > t) {
+		size_t d = (size_t)lc->prec - t;
+		int gstrip = fp && (conv[strlen(conv) - 1] == 'g' ||
+		    conv[strlen(conv) - 1] == 'G') && !(sp->flags & PF_ALT);
+
+		lc->prec = (int)t;
+		if (!gstrip)
+			lc->width = (size_t)lc->width > d ?
+			    (int)((size_t)lc->width - d) : 0;
+	}
+	t = room + (size_t)lc->prec + 8192;
+	if ((size_t)lc->width > t)
+		lc->width = (int)t;
+}
+
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+/*
+ * dtc_buf_printf that writes nothing past lim: the bytes of the
+ * conversion that lie before it are appended, the rest only counted.
+ */
+static int
+bprintf(dtc_buf *out, size_t lim, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int
+bprintf(dtc_buf *out, size_t lim, const char *fmt, ...)
+{
+	va_list ap;
+	size_t room = room_to(out, lim), have, want;
+	int n;
+
+	/* what the buffer has already, its terminating NUL included */
+	have = out->cap > out->len ? out->cap - out->len : 0;
+	if (have > room + 1)
+		have = room + 1;
+	va_start(ap, fmt);
+	n = vsnprintf(have > 0 ? out->s + out->len : NULL, have, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	if ((size_t)n < have) {
+		out->len += (size_t)n;
+		return 0;
+	}
+	want = (size_t)n < room ? (size_t)n : room;
+	if (want == 0)
+		return 0;
+	/* grow to want more bytes, then print into exactly those */
+	if (append_fill(out, ' ', want, SIZE_MAX) != 0)
+		return -1;
+	out->len -= want;
+	va_start(ap, fmt);
+	vsnprintf(out->s + out->len, want + 1, fmt, ap);
+	va_end(ap);
+	out->len += want;
+	return 0;
+}
 
 /*
  * An integer as libc gets it from pfprint_sint/uint: x holds the value the
@@ -647,14 +814,16 @@ int_plain(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp,
  * the LP64 hosts dtrace runs on.
  */
 static int
-emit_int(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp,
+emit_int(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp0,
     uint64_t x, uint32_t size, dtc_error *err)
 {
+	struct pfspec lc, *sp = &lc;   /* what libc is given */
 	char fmt[64];
 	int n;
 
-	if (int_plain(out, p, sp, x, &n))
+	if (int_plain(out, p, sp0, x, &n))
 		return n == DTC_OK ? DTC_OK : nomem(err);
+	libc_spec(&lc, sp0, out, 0, p->conv);
 	switch (p->argtype) {
 	case AT_CHAR:
 	case AT_WCHAR: {
@@ -672,28 +841,28 @@ emit_int(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp,
 			return DTC_FAILED;
 		}
 		ch = (unsigned char)x;
-		if (append(out, &ch, 1) != 0 || pad_text(out, start, sp) != 0)
+		if (append(out, &ch, 1) != 0 || pad_text(out, start, sp0) != 0)
 			return nomem(err);
 		return DTC_OK;
 	}
 	case AT_PTR:
 		build_fmt(fmt, sizeof(fmt), sp, size == 8 ? "llx" : "x");
 		if (size == 8)
-			n = dtc_buf_printf(out, fmt, (unsigned long long)x);
+			n = bprintf(out, sp->lim, fmt, (unsigned long long)x);
 		else
-			n = dtc_buf_printf(out, fmt, (unsigned int)x);
+			n = bprintf(out, sp->lim, fmt, (unsigned int)x);
 		break;
 	case AT_LLONG:
 		build_fmt(fmt, sizeof(fmt), sp, p->conv);
-		n = dtc_buf_printf(out, fmt, (long long)x);
+		n = bprintf(out, sp->lim, fmt, (long long)x);
 		break;
 	case AT_LONG:
 		build_fmt(fmt, sizeof(fmt), sp, p->conv);
-		n = dtc_buf_printf(out, fmt, (long)x);
+		n = bprintf(out, sp->lim, fmt, (long)x);
 		break;
 	case AT_INT:
 		build_fmt(fmt, sizeof(fmt), sp, p->conv);
-		n = dtc_buf_printf(out, fmt, (int)(uint32_t)x);
+		n = bprintf(out, sp->lim, fmt, (int)(uint32_t)x);
 		break;
 	default:
 		/* avg/stddev/count under a non-integer conversion: the D
@@ -707,14 +876,16 @@ static int
 emit_fp(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp,
     long double v, dtc_error *err)
 {
+	struct pfspec lc;
 	char fmt[64];
 	int n;
 
-	build_fmt(fmt, sizeof(fmt), sp, p->conv);
+	libc_spec(&lc, sp, out, 1, p->conv);
+	build_fmt(fmt, sizeof(fmt), &lc, p->conv);
 	if (p->argtype == AT_LDBL)
-		n = dtc_buf_printf(out, fmt, v);
+		n = bprintf(out, lc.lim, fmt, v);
 	else
-		n = dtc_buf_printf(out, fmt, (double)v);
+		n = bprintf(out, lc.lim, fmt, (double)v);
 	return n < 0 ? nomem(err) : DTC_OK;
 }
 
@@ -812,7 +983,8 @@ arg_getint(const dtc_value *v, int *ip, dtc_error *err)
 	if (arg_uint(&a, &u) != 0)
 		return mismatch(err);
 	x = sext(u, a.size);
-	/* an int, as libdtrace truncates; then the clamp of PF_MAXWIDTH */
+	/* an int, as libdtrace truncates; INT_MIN as -INT_MAX, whose
+	 * absolute value an int holds */
 	x = (int32_t)(uint32_t)x;
 	if (x > PF_MAXWIDTH)
 		x = PF_MAXWIDTH;
@@ -942,18 +1114,42 @@ pr_cstr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
 	n = a->size ? strnlen((const char *)a->data, a->size) : 0;
 	if (sp->prec > 0 && n > (size_t)sp->prec)
 		n = (size_t)sp->prec;
-	if (append(out, a->data, n) != 0 || pad_text(out, start, sp) != 0)
+	if (append_lim(out, a->data, n, sp->lim) != 0 ||
+	    pad_to(out, start, n, sp) != 0)
 		return nomem(err);
 	return DTC_OK;
 }
 
-/* strchr2esc: C escapes; stops after the first NUL, which shows as \0 */
+/* The bytes escape() makes of s[0..n) when nothing stops it. */
+static size_t
+escaped_len(const uint8_t *s, size_t n)
+{
+	size_t i, len = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = s[i];
+
+		if (c == ' ' || (c >= '!' && c <= '~'))
+			len += c == '"' || c == '\\' ? 2 : 1;
+		else if (c == '\0' || c == '\a' || c == '\b' || c == '\f' ||
+		    c == '\n' || c == '\r' || c == '\t' || c == '\v')
+			len += 2;
+		else
+			len += 4;
+		if (c == '\0')
+			break;
+	}
+	return len;
+}
+
+/* strchr2esc: C escapes; stops after the first NUL, which shows as \0,
+ * or at lim */
 static int
-escape(dtc_buf *out, const uint8_t *s, size_t n)
+escape(dtc_buf *out, const uint8_t *s, size_t n, size_t lim)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n && out->len < lim; i++) {
 		char e[5];
 		size_t k = 2;
 		unsigned char c = s[i];
@@ -998,7 +1194,8 @@ pr_estr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
 
 	if (a->data == NULL && a->size != 0)
 		return mismatch(err);
-	if (escape(out, a->data, a->size) != 0 || pad_text(out, start, sp) != 0)
+	if (escape(out, a->data, a->size, sp->lim) != 0 ||
+	    pad_to(out, start, escaped_len(a->data, a->size), sp) != 0)
 		return nomem(err);
 	return DTC_OK;
 }
@@ -1015,7 +1212,8 @@ pr_echr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
 	if (a->size == 8 || arg_uint(a, &u) != 0)
 		return mismatch(err);
 	c = (uint8_t)u;
-	if (escape(out, &c, 1) != 0 || pad_text(out, start, sp) != 0)
+	if (escape(out, &c, 1, sp->lim) != 0 ||
+	    pad_to(out, start, escaped_len(&c, 1), sp) != 0)
 		return nomem(err);
 	return DTC_OK;
 }
@@ -1025,17 +1223,19 @@ static int
 pr_wstr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
     dtc_error *err)
 {
-	size_t start = out->len, i;
+	size_t start = out->len, i, k = 0;
 
 	if (a->data == NULL && a->size != 0)
 		return mismatch(err);
-	for (i = 0; i + 4 <= a->size; i += 4) {
+	/* past the limit the characters are still read: one that libc
+	 * cannot convert fails the whole conversion */
+	for (i = 0; i + 4 <= a->size; i += 4, k++) {
 		uint32_t wc = dtcp_ld32(a->data + i, a->swap);
 		unsigned char c = (unsigned char)wc;
 
 		if (wc == 0)
 			break;
-		if (sp->prec > 0 && out->len - start >= (size_t)sp->prec)
+		if (sp->prec > 0 && k >= (size_t)sp->prec)
 			break;
 		if (wc > 0xff) {
 			/* nothing of it reaches the output, as vfprintf
@@ -1047,10 +1247,10 @@ pr_wstr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
 			    "illegal byte sequence");
 			return DTC_FAILED;
 		}
-		if (dtc_buf_append(out, &c, 1) != 0)
+		if (append_lim(out, &c, 1, sp->lim) != 0)
 			return nomem(err);
 	}
-	if (pad_text(out, start, sp) != 0)
+	if (pad_to(out, start, k, sp) != 0)
 		return nomem(err);
 	return DTC_OK;
 }
@@ -1265,14 +1465,17 @@ pr_stack(const dtc_reader *r, const struct pfpiece *p, const struct pfspec *sp0,
 		}
 		if (append(out, "\n", 1) != 0)
 			return nomem(err);
-		for (i = 0; i < v->nframes && v->pcs != NULL; i++) {
+		/* frame by frame, until the limit: the indent and width
+		 * of each are the format's */
+		for (i = 0; i < v->nframes && v->pcs != NULL &&
+		    out->len < sp.lim; i++) {
 			uint64_t pc = dtcp_ldsz(v->pcs + (size_t)i * v->pcsize,
 			    v->pcsize, v->swapped);
 			size_t start;
 
 			if (pc == 0)
 				break;
-			if (append_fill(out, ' ', (size_t)indent) != 0)
+			if (append_fill(out, ' ', (size_t)indent, sp.lim) != 0)
 				return nomem(err);
 			start = out->len;
 			dtc_frame_text(r, pc, out);
@@ -1294,7 +1497,8 @@ pr_stack(const dtc_reader *r, const struct pfpiece *p, const struct pfspec *sp0,
 		known = proc_known(r, v->pid);
 		if (append(out, "\n", 1) != 0)
 			return nomem(err);
-		for (i = 0; i < v->nframes && v->pcs != NULL; i++) {
+		for (i = 0; i < v->nframes && v->pcs != NULL &&
+		    out->len < sp.lim; i++) {
 			uint64_t pc = dtcp_ld64(v->pcs + (size_t)i * 8,
 			    v->swapped);
 			size_t start, strn = 0;
@@ -1303,7 +1507,7 @@ pr_stack(const dtc_reader *r, const struct pfpiece *p, const struct pfspec *sp0,
 				break;
 			if (str != NULL)
 				strn = strnlen(str, (size_t)(strend - str));
-			if (append_fill(out, ' ', (size_t)indent) != 0)
+			if (append_fill(out, ' ', (size_t)indent, sp.lim) != 0)
 				return nomem(err);
 			start = out->len;
 			uframe_text(r, illumos, v->pid, known, pc, str, strn,
@@ -1312,7 +1516,8 @@ pr_stack(const dtc_reader *r, const struct pfpiece *p, const struct pfspec *sp0,
 			    append(out, "\n", 1) != 0)
 				return nomem(err);
 			if (str != NULL && strn > 0 && str[0] == '@') {
-				if (append_fill(out, ' ', (size_t)indent) != 0)
+				if (append_fill(out, ' ', (size_t)indent,
+				    sp.lim) != 0)
 					return nomem(err);
 				start = out->len;
 				if (append(out, "  [ ", 4) != 0 ||
@@ -2357,32 +2562,56 @@ print_one(const dtc_reader *r, const dtc_format *f, const struct pfpiece *p,
 }
 
 /*
+ * The message cap in force: maxmsgsize, DTC_MAXMSGSIZE_DEFAULT when the
+ * caller set none; 0: none.
+ */
+static size_t
+msg_cap(const dtc_reader *r)
+{
+	const dtcp_options *o = r != NULL ? dtcp_reader_options(r) : NULL;
+	int64_t v = o != NULL ? o->v[DTCP_OPT_MAXMSGSIZE] : DTC_OPT_UNSET;
+
+	if (v < 0)
+		return DTC_MAXMSGSIZE_DEFAULT;
+	return (uint64_t)v >= SIZE_MAX / 2 ? 0 : (size_t)v;
+}
+
+/*
  * dt_printf_format: args are the records in order (printf arguments, or
  * printa keys); vals the aggregation values for %@ (printa only).  Text
  * written before an error stays in out, as it stays on dtrace's stdout.
+ * A message that would pass the cap is cut at it (DTC_WARN, err says
+ * so; what is the action's name for it): the pieces stop at the first
+ * that reaches one byte past the cap, so a width of a billion or a
+ * thousand wide conversions cost no more than the cap.
  */
 static int
 render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
     uint32_t nargs, const dtc_aggval *vals, uint32_t nvals, dtc_buf *out,
-    dtc_error *err)
+    const char *what, dtc_error *err)
 {
 	uint32_t i, rec = 0, curagg = 0;
+	size_t start = out->len, cap = msg_cap(r), lim;
 
-	for (i = 0; i < f->npieces; i++) {
+	lim = cap == 0 || cap > SIZE_MAX - 2 - start ? SIZE_MAX :
+	    start + cap + 1;
+	for (i = 0; i < f->npieces && out->len < lim; i++) {
 		const struct pfpiece *p = &f->pieces[i];
 		struct pfspec sp;
 		struct pfarg a;
 		int width = p->width, prec = p->prec, dynwidth = 0, rv;
 
-		if (append(out, f->str + p->prefix, p->preflen) != 0)
+		if (append_lim(out, f->str + p->prefix, p->preflen, lim) != 0)
 			return nomem(err);
 		if (p->print == PR_NONE)
 			continue;
 		if (p->print == PR_PCT) {
-			if (append(out, "%", 1) != 0)
+			if (append_lim(out, "%", 1, lim) != 0)
 				return nomem(err);
 			continue;
 		}
+		if (out->len >= lim)
+			break;
 		if (p->flags & PF_DYNWIDTH) {
 			if (rec >= nargs)
 				return mismatch(err);
@@ -2413,16 +2642,31 @@ render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
 		sp.flags = p->flags;
 		sp.left = width < 0 || (p->flags & PF_LEFT);
 		sp.width = width < 0 ? -width : width;
-		if (sp.width > PF_MAXWIDTH)
-			sp.width = PF_MAXWIDTH;
 		sp.prec = prec > 0 ? prec : 0;
-		if (sp.prec > PF_MAXWIDTH)
-			sp.prec = PF_MAXWIDTH;
+		sp.lim = lim;
 
 		if ((rv = print_one(r, f, p, &sp, dynwidth, &a, out, err)) != 0)
 			return rv;
 	}
-	return DTC_OK;
+	if (out->len < lim)
+		return DTC_OK;
+	/* over the cap: its first cap bytes are dtrace's, byte for byte */
+	cut_to(out, start + cap);
+	dtcp_error_set(err, DTC_E_LIMIT, r != NULL ? dtc_reader_source(r) :
+	    NULL, -1, -1, -1, "%s message cut at %zu bytes (maxmsgsize)", what,
+	    cap);
+	return DTC_WARN;
+}
+
+/* The name of a printf-family action, for messages. */
+static const char *
+act_what(uint16_t action)
+{
+	switch (action) {
+	case DTC_ACT_SYSTEM: return "system()";
+	case DTC_ACT_FREOPEN: return "freopen()";
+	default: return "printf()";
+	}
 }
 
 int
@@ -2434,7 +2678,8 @@ dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 		    "printf record without a format");
 		return DTC_FAILED;
 	}
-	return render(r, v->fmt, v->args, v->nargs, NULL, 0, out, err);
+	return render(r, v->fmt, v->args, v->nargs, NULL, 0, out,
+	    act_what(v->action), err);
 }
 
 int
@@ -2451,5 +2696,5 @@ dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
 	var = row->var != NULL ? row->var : (ap->nvars > 0 ? &ap->vars[0] :
 	    NULL);
 	return render(r, ap->fmt, row->keys, var != NULL ? var->nkeys : 0,
-	    row->vals, ap->nvars, out, err);
+	    row->vals, ap->nvars, out, "printa()", err);
 }

@@ -277,6 +277,38 @@ START_TEST(as_string)
 }
 END_TEST
 
+/*
+ * A message cut at the cap may end inside a UTF-8 character; the encoders
+ * take a text that is not UTF-8 for Latin-1 as a whole, so the structured
+ * outputs drop the incomplete character (and only an incomplete one).
+ */
+START_TEST(utf8_cut)
+{
+	/* "a\u00e9\u20ac\U0001f600": 1, 2, 3 and 4 bytes */
+	static const char s[] = "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80";
+	static const size_t whole[] = { 0, 1, 3, 6, 10 };
+	size_t n, i, want;
+	sink k;
+
+	for (n = 0; n <= 10; n++) {
+		for (i = 0, want = 0; i < 5; i++)
+			if (whole[i] <= n)
+				want = whole[i];
+		ck_assert_msg(model_utf8_cut(s, n) == want, "%zu: %zu, want %zu",
+		    n, model_utf8_cut(s, n), want);
+	}
+	/* bytes that are not UTF-8 at all are left as they are */
+	ck_assert_uint_eq(model_utf8_cut("ab\xff", 3), 3);
+	ck_assert_uint_eq(model_utf8_cut("\x80\x80\x80\x80", 4), 4);
+	ck_assert_uint_eq(model_utf8_cut("x\x80\x80\x80", 4), 4);
+	/* so a cut message stays UTF-8 in JSON, not Latin-1 */
+	sink_open(&k, 0);
+	OP(&k, str, s, model_utf8_cut(s, 8));
+	LINE_END(&k);
+	WANT(&k, "\"a\xc3\xa9\xe2\x82\xac\"\n");
+}
+END_TEST
+
 START_TEST(cbor_items)
 {
 	static const unsigned char want[] = {
@@ -339,6 +371,7 @@ suite(void)
 	tcase_add_test(t, json_reuse);
 	tcase_add_test(t, cbor_items);
 	tcase_add_test(t, as_string);
+	tcase_add_test(t, utf8_cut);
 	suite_add_tcase(s, t);
 	return s;
 }

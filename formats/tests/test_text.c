@@ -37,11 +37,46 @@ struct dtc_reader {
 	int nopt;
 };
 
-/* printf/printa formats: the text to produce, or a failure */
+/* printf/printa formats: the text to produce, or a failure; cut: the
+ * text is what is left of a message over the cap (printf.c's DTC_WARN) */
 struct dtc_format {
 	const char *text;
 	int fail;
+	int cut;
 };
+
+/* error.c's, as far as the emitter uses them */
+void
+dtc_error_clear(dtc_error *err)
+{
+	memset(err, 0, sizeof(*err));
+	err->cpu = -1;
+	err->item = err->offset = -1;
+}
+
+size_t
+dtc_error_format(const dtc_error *err, char *buf, size_t len)
+{
+	int n;
+
+	if (err->cpu >= 0)
+		n = snprintf(buf, len, "%s: cpu %d: %s", err->source, err->cpu,
+		    err->text);
+	else
+		n = snprintf(buf, len, "%s: %s", err->source, err->text);
+	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
+}
+
+/* What printf.c says of a cut message. */
+static int
+cut_warn(const char *what, dtc_error *err)
+{
+	err->code = DTC_E_LIMIT;
+	snprintf(err->source, sizeof(err->source), "cap.dtsnap");
+	snprintf(err->text, sizeof(err->text), "%s message cut at 8 bytes "
+	    "(maxmsgsize)", what);
+	return DTC_WARN;
+}
 
 static void
 set_opt(dtc_reader *r, const char *name, int64_t v, const char *s)
@@ -238,7 +273,10 @@ dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 		    "data record list does not match statement");
 		return -1;
 	}
-	return dtc_buf_append(out, v->fmt->text, strlen(v->fmt->text));
+	if (dtc_buf_append(out, v->fmt->text, strlen(v->fmt->text)) != 0)
+		return -1;
+	return v->fmt->cut ? cut_warn(v->action == DTC_ACT_SYSTEM ? "system()" :
+	    "printf()", err) : 0;
 }
 
 /* "%d %@d\n" of a row with one integer key */
@@ -250,8 +288,10 @@ dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
 		err->code = DTC_E_DMISMATCH;
 		return -1;
 	}
-	return dtc_buf_printf(out, "%d %d\n", (int)row->keys[0].i,
-	    (int)dtc_aggval_scalar(&row->vals[0])) < 0 ? -1 : 0;
+	if (dtc_buf_printf(out, "%d %d\n", (int)row->keys[0].i,
+	    (int)dtc_aggval_scalar(&row->vals[0])) < 0)
+		return -1;
+	return ap->fmt->cut ? cut_warn("printa()", err) : 0;
 }
 
 /* The histogram engine is printf.c's; here only its place in the output
@@ -321,14 +361,27 @@ typedef struct h {
 	dtc_probedesc pd;
 	int quiet, flowindent;
 	int rv;                  /* OR of the callbacks' return values */
+	/* the program's report hook (dtc_emitter_opts.report), when set */
+	int hooked, nreports;
+	dtc_error report;        /* the last one */
+	int cpu;                 /* of the events */
 } h;
 
 static h H;
 
 static void
+on_report(const dtc_error *e, void *arg)
+{
+	ck_assert_ptr_eq(arg, &H);
+	H.report = *e;
+	H.nreports++;
+}
+
+static void
 h_open_with(const dtc_emitter *em, int testing)
 {
 	dtc_emitter_opts o;
+	int hooked = H.hooked;
 
 	memset(&H, 0, sizeof(H));
 	H.em = em;
@@ -340,6 +393,11 @@ h_open_with(const dtc_emitter *em, int testing)
 	o.out = H.out;
 	o.err = H.err;
 	o.testing = testing;
+	if (hooked) {
+		H.hooked = 1;
+		o.report = on_report;
+		o.report_arg = &H;
+	}
 	H.st = em->create(&o);
 	ck_assert_ptr_nonnull(H.st);
 	H.pd.id = 1;
@@ -381,7 +439,7 @@ ev_new(int type)
 	memset(&ev, 0, sizeof(ev));
 	ev.type = type;
 	ev.reader = &H.rd;
-	ev.cpu = 0;
+	ev.cpu = H.cpu;
 	ev.ep = &H.ep;
 	ev.probe = &H.pd;
 	ev.quiet = H.quiet;
@@ -692,7 +750,7 @@ END_TEST
  * the new value */
 START_TEST(test_quiet_set_midclause)
 {
-	struct dtc_format f = { "x", 0 };
+	struct dtc_format f = { "x", 0, 0 };
 	dtc_value p = v_printf(DTC_ACT_PRINTF, &f);
 
 	h_open(1);
@@ -1383,7 +1441,7 @@ END_TEST
 /* printf/tst.hello: printf without newline, then the end-of-run "\n" */
 START_TEST(test_printf_hello)
 {
-	struct dtc_format f = { "hello", 0 };
+	struct dtc_format f = { "hello", 0, 0 };
 	dtc_value p = v_printf(DTC_ACT_PRINTF, &f);
 
 	h_open(0);
@@ -1400,7 +1458,7 @@ END_TEST
 /* actions/default/tst.default (legacy trace(7) width, KD-1) */
 START_TEST(test_default_action)
 {
-	struct dtc_format f1 = { "hello world 1", 0 }, f2 = { "3", 0 };
+	struct dtc_format f1 = { "hello world 1", 0, 0 }, f2 = { "3", 0, 0 };
 	dtc_value p1 = v_printf(DTC_ACT_PRINTF, &f1),
 	    p2 = v_printf(DTC_ACT_PRINTF, &f2), t = v_int(4, 7),
 	    x = v_int(4, 0);
@@ -1422,8 +1480,8 @@ END_TEST
 /* system() and freopen() are rendered and reported, never performed */
 START_TEST(test_system_freopen)
 {
-	struct dtc_format s = { "echo 9 -2", 0 }, o = { "/tmp/out.txt", 0 },
-	    r = { ".", 0 }, hello = { "after\n", 0 };
+	struct dtc_format s = { "echo 9 -2", 0, 0 }, o = { "/tmp/out.txt", 0, 0 },
+	    r = { ".", 0, 0 }, hello = { "after\n", 0, 0 };
 	dtc_value a = v_printf(DTC_ACT_SYSTEM, &s),
 	    b = v_printf(DTC_ACT_FREOPEN, &o),
 	    c = v_printf(DTC_ACT_FREOPEN, &r),
@@ -1446,11 +1504,96 @@ START_TEST(test_system_freopen)
 }
 END_TEST
 
+/*
+ * A message over the cap (printf.c's DTC_WARN): what there is of it is
+ * printed, the output goes on, and the cut is said once per statement
+ * (format), after the output so far, on the error stream when the
+ * program gives no report hook.  The callbacks return 0: not an abort.
+ */
+START_TEST(test_printf_cut_once_per_statement)
+{
+	struct dtc_format big = { "aaaaaaaa", 0, 1 }, big2 = { "bbbbbbbb", 0, 1 },
+	    ok = { "|\n", 0, 0 };
+	dtc_value a = v_printf(DTC_ACT_PRINTF, &big),
+	    b = v_printf(DTC_ACT_PRINTF, &big2),
+	    c = v_printf(DTC_ACT_PRINTF, &ok);
+
+	h_open(0);
+	H.quiet = 1;
+	begin();
+	probe(); ck_assert_int_eq(rec(&a), 0); rec(&c); probe_end();
+	probe(); ck_assert_int_eq(rec(&a), 0); rec(&c); probe_end();
+	H.ep.epid = 7;
+	H.cpu = 3;
+	probe(); ck_assert_int_eq(rec(&b), 0); rec(&c); probe_end();
+	end();
+	ck_assert_int_eq(H.rv, 0);
+	CHECK_OUT("aaaaaaaa|\naaaaaaaa|\nbbbbbbbb|\n\n",
+	    "dtconsume: cap.dtsnap: cpu 0: printf() message cut at 8 bytes "
+	    "(maxmsgsize) in a record of enabled probe 1: -x maxmsgsize=0 "
+	    "prints it whole; this statement's other cuts are not reported\n"
+	    "dtconsume: cap.dtsnap: cpu 3: printf() message cut at 8 bytes "
+	    "(maxmsgsize) in a record of enabled probe 7: -x maxmsgsize=0 "
+	    "prints it whole; this statement's other cuts are not reported\n");
+}
+END_TEST
+
+/* The same through the program's hook: nothing on the error stream (the
+ * program says it, and sets the exit status), and a new capture reports
+ * its own cuts again. */
+START_TEST(test_printf_cut_report_hook)
+{
+	struct dtc_format big = { "aaaaaaaa", 0, 1 };
+	dtc_value a = v_printf(DTC_ACT_PRINTF, &big);
+
+	memset(&H, 0, sizeof(H));
+	H.hooked = 1;
+	h_open(0);
+	H.quiet = 1;
+	begin();
+	H.cpu = 2;
+	probe(); rec(&a); probe_end();
+	H.cpu = 0;
+	probe(); rec(&a); probe_end();
+	end();
+	ck_assert_int_eq(H.nreports, 1);
+	ck_assert_int_eq(H.report.code, DTC_E_LIMIT);
+	ck_assert_int_eq(H.report.cpu, 2);
+	ck_assert_str_eq(H.report.source, "cap.dtsnap");
+	ck_assert_str_eq(H.report.text, "printf() message cut at 8 bytes "
+	    "(maxmsgsize) in a record of enabled probe 1: -x maxmsgsize=0 "
+	    "prints it whole; this statement's other cuts are not reported");
+	begin();
+	probe(); rec(&a); probe_end();
+	end();
+	ck_assert_int_eq(H.nreports, 2);
+	CHECK_OUT("aaaaaaaaaaaaaaaa\naaaaaaaa\n", "");
+}
+END_TEST
+
+/* A system() command over the cap: the notice shows what there is. */
+START_TEST(test_system_cut)
+{
+	struct dtc_format big = { "echo abc", 0, 1 };
+	dtc_value a = v_printf(DTC_ACT_SYSTEM, &big);
+
+	h_open(0);
+	H.quiet = 1;
+	begin();
+	probe(); rec(&a); probe_end();
+	end();
+	CHECK_OUT("\n", "dtconsume: system() not executed: echo abc\n"
+	    "dtconsume: cap.dtsnap: cpu 0: system() message cut at 8 bytes "
+	    "(maxmsgsize) in a record of enabled probe 1: -x maxmsgsize=0 "
+	    "prints it whole; this statement's other cuts are not reported\n");
+}
+END_TEST
+
 /* A printf that does not match its records: "processing aborted", exit 1,
  * the output so far stays, nothing after (errata O2). */
 START_TEST(test_printf_mismatch_aborts)
 {
-	struct dtc_format ok = { "before ", 0 }, bad = { "", 1 };
+	struct dtc_format ok = { "before ", 0, 0 }, bad = { "", 1, 0 };
 	dtc_value a = v_printf(DTC_ACT_PRINTF, &ok),
 	    b = v_printf(DTC_ACT_PRINTF, &bad);
 
@@ -1636,7 +1779,7 @@ START_TEST(test_printa_format)
 {
 	static const uint32_t ks[] = { 4 };
 	static const int64_t v1 = 10, v2 = 20;
-	struct dtc_format fmt = { "", 0 };
+	struct dtc_format fmt = { "", 0, 0 };
 	aggfix f;
 	dtc_value p;
 
@@ -1659,6 +1802,41 @@ START_TEST(test_printa_format)
 	probe_end();
 	end();
 	CHECK_OUT("1 10\n2 20\n\n", "");
+}
+END_TEST
+
+/* printa rows over the cap: each row as there is of it, the statement
+ * reported once */
+START_TEST(test_printa_format_cut)
+{
+	static const uint32_t ks[] = { 4 };
+	static const int64_t v1 = 10, v2 = 20;
+	struct dtc_format fmt = { "", 0, 1 };
+	aggfix f;
+	dtc_value p;
+
+	fix_init(&f, DTC_AGG_SUM, 1, ks);
+	fix_row(&f, &v1, 1);
+	f.keys[0][0] = v_int(4, 1);
+	fix_row(&f, &v2, 1);
+	f.keys[1][0] = v_int(4, 2);
+	f.ap.fmt = &fmt;
+	memset(&p, 0, sizeof(p));
+	p.kind = DTC_V_PRINTA;
+	p.action = DTC_ACT_PRINTA;
+	p.agg = &f.ap;
+	p.fmt = &fmt;
+	h_open(0);
+	H.quiet = 1;
+	begin();
+	probe();
+	ck_assert_int_eq(rec(&p), 0);
+	probe_end();
+	end();
+	CHECK_OUT("1 10\n2 20\n\n",
+	    "dtconsume: cap.dtsnap: cpu 0: printa() message cut at 8 bytes "
+	    "(maxmsgsize) in a record of enabled probe 1: -x maxmsgsize=0 "
+	    "prints it whole; this statement's other cuts are not reported\n");
 }
 END_TEST
 
@@ -2096,7 +2274,7 @@ END_TEST
 START_TEST(test_null_writes_totals)
 {
 	dtc_value s = v_str(0, "hello", 256);
-	struct dtc_format bad = { "", 1 };
+	struct dtc_format bad = { "", 1, 0 };
 	dtc_value p = v_printf(DTC_ACT_PRINTF, &bad);
 
 	h_open_with(&dtc_fmt_null, 0);
@@ -2179,6 +2357,9 @@ suite(void)
 	tcase_add_test(t, test_default_action);
 	tcase_add_test(t, test_system_freopen);
 	tcase_add_test(t, test_printf_mismatch_aborts);
+	tcase_add_test(t, test_printf_cut_once_per_statement);
+	tcase_add_test(t, test_printf_cut_report_hook);
+	tcase_add_test(t, test_system_cut);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("agg");
@@ -2186,6 +2367,7 @@ suite(void)
 	tcase_add_test(t, test_agg_signed_keys);
 	tcase_add_test(t, test_printa_default);
 	tcase_add_test(t, test_printa_format);
+	tcase_add_test(t, test_printa_format_cut);
 	tcase_add_test(t, test_agg_exit_scalars);
 	tcase_add_test(t, test_agg_stddev);
 	tcase_add_test(t, test_agg_stack_keys);

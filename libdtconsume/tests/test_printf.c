@@ -68,6 +68,14 @@ dtcp_reader_meta(const dtc_reader *r)
 	return &r->meta;
 }
 
+/* the file a message cut at the cap names */
+const char *
+dtc_reader_source(const dtc_reader *r)
+{
+	(void)r;
+	return "cap.dtsnap";
+}
+
 static const struct ksym {
 	uint64_t addr, size;
 	const char *mod, *name;
@@ -2031,6 +2039,285 @@ START_TEST(test_swapped)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* The message cap (maxmsgsize)                                        */
+/* ------------------------------------------------------------------ */
+
+/* One printf or printa case for the cap tests. */
+struct capcase {
+	const char *fmt;
+	int printa;
+	const dtc_value *args;       /* printf arguments, or printa keys */
+	uint32_t nargs;
+	const dtc_aggval *vals;      /* printa values */
+	uint32_t nvals;
+};
+
+static int
+render_cap(const struct capcase *c, int64_t cap, dtc_buf *out, dtc_error *err)
+{
+	int rc;
+
+	reader.opts.v[DTCP_OPT_MAXMSGSIZE] = cap;
+	if (c->printa)
+		rc = pa(out, err, c->fmt, FBSD, c->args, c->nargs, c->vals,
+		    c->nvals);
+	else
+		rc = pf(out, err, c->fmt, FBSD, c->args, c->nargs);
+	reader.opts.v[DTCP_OPT_MAXMSGSIZE] = DTC_OPT_UNSET;
+	return rc;
+}
+
+/*
+ * Under every cap from 1 byte to one past the whole message, a message is
+ * its first cap bytes, exactly (a prefix of dtrace's), and DTC_WARN says
+ * it was cut iff it is longer: the paddings, precisions, escapes, stacks
+ * and libc conversions stop at the cap without changing what comes
+ * before it.  The whole message is the one with no cap (0).
+ */
+static void
+check_prefixes(const struct capcase *c)
+{
+	dtc_buf full, b;
+	dtc_error e;
+	size_t k;
+	int rc;
+
+	dtc_buf_init(&full);
+	dtc_buf_init(&b);
+	rc = render_cap(c, 0, &full, &e);
+	ck_assert_msg(rc == DTC_OK, "\"%s\": %s", c->fmt, e.text);
+	for (k = 1; k <= full.len + 1; k++) {
+		rc = render_cap(c, (int64_t)k, &b, &e);
+		if (full.len > k) {
+			ck_assert_msg(rc == DTC_WARN, "\"%s\" under %zu: rc %d",
+			    c->fmt, k, rc);
+			ck_assert_int_eq(e.code, DTC_E_LIMIT);
+			ck_assert_str_eq(e.source, "cap.dtsnap");
+		} else {
+			ck_assert_msg(rc == DTC_OK, "\"%s\" under %zu: rc %d",
+			    c->fmt, k, rc);
+		}
+		ck_assert_msg(b.len == (k < full.len ? k : full.len) &&
+		    memcmp(b.s, full.s, b.len) == 0 && b.s[b.len] == '\0',
+		    "\"%s\" under %zu: got \"%.*s\", whole \"%s\"", c->fmt, k,
+		    (int)b.len, b.s, full.s);
+	}
+	dtc_buf_free(&full);
+	dtc_buf_free(&b);
+}
+
+START_TEST(test_cap_prefixes)
+{
+	char s1[32], s2[32];
+	uint32_t ws[4] = { 'h', 'i', 'j', 0 };
+	uint64_t pcs[3] = { 0x1010, 0x2000, 0xdead };
+	uint64_t q[127];
+	double d = -1234.5678;
+	long double ld = 2.5L;
+	dtc_value ints[] = { I(4, 42), I(8, (uint64_t)-7), I(4, 255),
+	    I(4, 3), I(4, 0xbeef) };
+	dtc_value dyn[] = { I(4, 12), I(4, 42), I(4, 14), I(4, 43),
+	    I(4, (uint32_t)-9), I(4, 5), I(4, 6), I(4, 3) };
+	dtc_value strs[] = { S(s1, "hello"), S(s1, "hello"), S(s1, "hello"),
+	    S(s1, "hello"), S(s2, "a\tb\n"), S(s2, "a\tb\n"),
+	    S(s2, "a\tb\n") };
+	dtc_value fps[] = { B(&d, 8), B(&d, 8), B(&d, 8), B(&d, 8), B(&d, 8),
+	    B(&ld, 16), B(&ld, 16) };
+	dtc_value wstr[] = { B(ws, 16), B(ws, 16), B(ws, 16), I(4, 'c'),
+	    I(4, 'c') };
+	dtc_value stk[] = { kstack(pcs, 3), I(4, 4), kstack(pcs, 3),
+	    kstack(pcs, 2) };
+	dtc_aggval qv;
+	size_t i;
+	const struct capcase cases[] = {
+		{ "prefix %10d|%-10d|%010d|%+d %x%%\n", 0, ints, 5, NULL, 0 },
+		{ "%.20d|%#.30x|%#o|%20.12d|%-20.12lld|", 0, ints, 5, NULL, 0 },
+		{ "%*d|%-*d|%*d|%.*d", 0, dyn, 8, NULL, 0 },
+		{ "%20s|%-20s|%020s|%.3s|%S|%12S|%-12S|", 0, strs, 7, NULL, 0 },
+		{ "%30.10f|%-30e|%#.40g|%g|%040.3f|%Lf|%20Le", 0, fps, 7, NULL,
+		    0 },
+		{ "%6ls|%-6ls|%.2ls|%8c|%-8c|", 0, wstr, 5, NULL, 0 },
+		{ "%a|%30a|%-30a|%A", 0, (dtc_value[]){ I(8, 0x1010),
+		    I(8, 0x2000), I(8, 0x10150), I(8, 0x99) }, 4, NULL, 0 },
+		{ "[%30k][%-*k][%-12k]", 1, stk, 4, &qv, 1 },
+		{ "q %@d and %@12d\n", 1, NULL, 0, &qv, 1 },
+	};
+
+	memset(q, 0, sizeof(q));
+	q[64] = 3;
+	q[65] = 1;
+	qv = AV(DTC_AGG_QUANTIZE, q, 127);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_prefixes(&cases[i]);
+}
+END_TEST
+
+/*
+ * A width or precision of a billion costs the cap, no more: no gigabyte
+ * buffer, no billion blanks padded to be thrown away (each of these would
+ * take seconds, past the test's timeout, without the cap).  What is kept
+ * is what dtrace prints first: blanks, or zeros after the sign, or the
+ * digits and then blanks for '-'.
+ */
+START_TEST(test_cap_huge_widths)
+{
+	double half = 1.5;
+	dtc_buf b;
+	dtc_error e;
+	size_t i;
+	int rc;
+
+	dtc_buf_init(&b);
+	reader.opts.v[DTCP_OPT_MAXMSGSIZE] = 4096;
+	rc = pf(&b, &e, "%1000000000d", FBSD, (dtc_value[]){ I(4, 7) }, 1);
+	ck_assert_int_eq(rc, DTC_WARN);
+	ck_assert_uint_eq(b.len, 4096);
+	ck_assert_uint_le(b.cap, 65536);
+	for (i = 0; i < b.len; i++)
+		ck_assert_int_eq(b.s[i], ' ');
+	ck_assert_str_eq(e.text, "printf() message cut at 4096 bytes "
+	    "(maxmsgsize)");
+	rc = pf(&b, &e, "%-1000000000d|", FBSD, (dtc_value[]){ I(4, 7) }, 1);
+	ck_assert_int_eq(rc, DTC_WARN);
+	ck_assert_uint_eq(b.len, 4096);
+	ck_assert(b.s[0] == '7' && b.s[1] == ' ' && b.s[4095] == ' ');
+	rc = pf(&b, &e, "%.1000000000d", FBSD, (dtc_value[]){ I(4, -7) }, 1);
+	ck_assert_int_eq(rc, DTC_WARN);
+	ck_assert(b.len == 4096 && b.s[0] == '-' && b.s[1] == '0' &&
+	    b.s[4095] == '0');
+	/* the padding of width - precision comes first: 1,000 blanks */
+	rc = pf(&b, &e, "%2000000000.1999999000d", FBSD,
+	    (dtc_value[]){ I(4, 1) }, 1);
+	ck_assert_int_eq(rc, DTC_WARN);
+	ck_assert(b.len == 4096 && b.s[999] == ' ' && b.s[1000] == '0' &&
+	    b.s[4095] == '0');
+	rc = pf(&b, &e, "%2000000000.1999999999d", FBSD,
+	    (dtc_value[]){ I(4, 1) }, 1);
+	ck_assert(rc == DTC_WARN && b.s[0] == ' ' && b.s[1] == '0');
+	rc = pf(&b, &e, "%.1000000000f", FBSD, (dtc_value[]){ B(&half, 8) },
+	    1);
+	ck_assert_int_eq(rc, DTC_WARN);
+	ck_assert(b.len == 4096 && memcmp(b.s, "1.5000", 6) == 0 &&
+	    b.s[4095] == '0');
+	rc = pf(&b, &e, "%01000000000.3f", FBSD, (dtc_value[]){ B(&half, 8) },
+	    1);
+	ck_assert(rc == DTC_WARN && b.s[0] == '0' && b.s[4095] == '0');
+	/* a width from the data, negative: left justified */
+	rc = pf(&b, &e, "%*s|", FBSD, (dtc_value[]){ I(4, (uint32_t)INT32_MIN),
+	    B("abc", 4) }, 2);
+	ck_assert(rc == DTC_WARN && memcmp(b.s, "abc ", 4) == 0 &&
+	    b.len == 4096);
+	/* %-*k: the width is each frame's indent */
+	{
+		uint64_t pcs[2] = { 0x1010, 0x2000 };
+		dtc_value k[2] = { I(4, 1000000000), kstack(pcs, 2) };
+		dtc_aggval cnt = AV(DTC_AGG_COUNT, (uint64_t[]){ 1 }, 1);
+
+		rc = pa(&b, &e, "%-*k", FBSD, k, 2, &cnt, 1);
+		ck_assert_int_eq(rc, DTC_WARN);
+		ck_assert(b.len == 4096 && b.s[0] == '\n' && b.s[4095] == ' ');
+		ck_assert_str_eq(e.text, "printa() message cut at 4096 bytes "
+		    "(maxmsgsize)");
+	}
+	/* a character libc cannot convert still fails the conversion, past
+	 * the cap as before it */
+	{
+		uint32_t ws[4] = { 'a', 'b', 0x263a, 0 };
+
+		reader.opts.v[DTCP_OPT_MAXMSGSIZE] = 1;
+		rc = pf(&b, &e, "%ls", FBSD, (dtc_value[]){ B(ws, 16) }, 1);
+		ck_assert_int_eq(rc, DTC_FAILED);
+		ck_assert_int_eq(e.code, DTC_E_BADVALUE);
+	}
+	dtc_buf_free(&b);
+}
+END_TEST
+
+/*
+ * The default cap (4 MiB) stops 3,000 conversions of a million columns
+ * at 4 MiB instead of building 3 GB; below it a width past the old 1 MiB
+ * clamp is dtrace's; maxmsgsize 0 lifts the cap.
+ */
+START_TEST(test_cap_default_and_lifted)
+{
+	dtc_value args[3000];
+	char *fmt = malloc(3000 * 9 + 1);
+	dtc_buf b;
+	dtc_error e;
+	size_t i;
+	int rc;
+
+	ck_assert_ptr_nonnull(fmt);
+	for (i = 0; i < 3000; i++) {
+		memcpy(fmt + 9 * i, "%1000000d", 9);
+		args[i] = I(4, i);
+	}
+	fmt[9 * 3000] = '\0';
+	dtc_buf_init(&b);
+	rc = pf(&b, &e, fmt, FBSD, args, 3000);
+	ck_assert_int_eq(rc, DTC_WARN);
+	ck_assert_uint_eq(b.len, DTC_MAXMSGSIZE_DEFAULT);
+	ck_assert_uint_le(b.cap, 2 * DTC_MAXMSGSIZE_DEFAULT + 2);
+	/* the fifth conversion is where 4 MiB falls */
+	ck_assert(b.s[999999] == '0' && b.s[1999999] == '1' &&
+	    b.s[3999999] == '3' && b.s[4194303] == ' ');
+	ck_assert_str_eq(e.text, "printf() message cut at 4194304 bytes "
+	    "(maxmsgsize)");
+	free(fmt);
+
+	rc = pf(&b, &e, "%2000000d", FBSD, (dtc_value[]){ I(4, 5) }, 1);
+	ck_assert_int_eq(rc, DTC_OK);
+	ck_assert(b.len == 2000000 && b.s[1999999] == '5');
+	rc = pf(&b, &e, "%5000000d", FBSD, (dtc_value[]){ I(4, 5) }, 1);
+	ck_assert_int_eq(rc, DTC_WARN);
+	reader.opts.v[DTCP_OPT_MAXMSGSIZE] = 0;
+	rc = pf(&b, &e, "%5000000d", FBSD, (dtc_value[]){ I(4, 5) }, 1);
+	ck_assert_int_eq(rc, DTC_OK);
+	ck_assert(b.len == 5000000 && b.s[4999999] == '5');
+	/* exactly the cap is not a cut */
+	reader.opts.v[DTCP_OPT_MAXMSGSIZE] = 10;
+	PF_IS("         5", FBSD, "%10d", I(4, 5));
+	dtc_buf_free(&b);
+}
+END_TEST
+
+/* The option: a size as dtrace writes sizes, 0 for none, set only by the
+ * caller; a capture naming it gets dtrace's "Invalid option name". */
+START_TEST(test_cap_option)
+{
+	dtcp_options o;
+	char why[128];
+
+	dtcp_options_init(&o);
+	ck_assert_int_eq(dtcp_options_set(&o, "maxmsgsize", "16m", 1, why,
+	    sizeof(why)), DTC_OK);
+	ck_assert_int_eq(o.v[DTCP_OPT_MAXMSGSIZE], 16 << 20);
+	ck_assert_int_eq(dtcp_options_set(&o, "maxmsgsize", "0", 1, why,
+	    sizeof(why)), DTC_OK);
+	ck_assert_int_eq(o.v[DTCP_OPT_MAXMSGSIZE], 0);
+	ck_assert_int_eq(dtcp_options_set(&o, "maxmsgsize", NULL, 1, why,
+	    sizeof(why)), DTC_FAILED);
+	ck_assert_str_eq(why, "Invalid value for specified option");
+	ck_assert_int_eq(dtcp_options_set(&o, "maxmsgsize", "-1", 1, why,
+	    sizeof(why)), DTC_FAILED);
+	/* past int64: refused, not wrapped to 0 (no cap) */
+	ck_assert_int_eq(dtcp_options_set(&o, "maxmsgsize", "16777216t", 1,
+	    why, sizeof(why)), DTC_FAILED);
+	ck_assert_int_eq(o.v[DTCP_OPT_MAXMSGSIZE], 0);
+	ck_assert_int_eq(dtcp_options_set(&o, "maxmsgsize", "1k", 0, why,
+	    sizeof(why)), DTC_FAILED);
+	ck_assert_str_eq(why, "Invalid option name");
+	ck_assert_int_eq(dtcp_options_set_active(&o, "maxmsgsize", "1k", 0, 1,
+	    why, sizeof(why)), DTC_FAILED);
+	ck_assert_str_eq(why, "Invalid option name");
+	ck_assert_int_eq(o.v[DTCP_OPT_MAXMSGSIZE], 0);
+	ck_assert_int_eq(dtc_option_effective("maxmsgsize"), 1);
+	ck_assert_int_eq(dtcp_options_lookup("maxmsgsize"),
+	    DTCP_OPT_MAXMSGSIZE);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 
 static Suite *
 printf_suite(void)
@@ -2090,6 +2377,14 @@ printf_suite(void)
 	tcase_add_test(tc, test_hist_normal_zoom_utf8);
 	tcase_add_test(tc, test_scalars);
 	tcase_add_test(tc, test_buckets);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cap");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_cap_prefixes);
+	tcase_add_test(tc, test_cap_huge_widths);
+	tcase_add_test(tc, test_cap_default_and_lifted);
+	tcase_add_test(tc, test_cap_option);
 	suite_add_tcase(s, tc);
 	return s;
 }
