@@ -16,9 +16,30 @@
  * its output is what dtrace would have printed up to the damage, as
  * dtrace writes as it consumes.  An output that is one of the inputs is
  * refused before anything is opened.
+ *
+ * Warnings are capped per capture: past DECODE_MAXWARN of one kind (one
+ * dtc_error code) they are counted, not written, and one line at the end
+ * of the capture says how many were left out.  A damaged capture can hold
+ * a problem per byte; a million lines on stderr bury the first ones,
+ * which say what happened, and cost more than the decode.  The library
+ * reports every problem (its callers count and keep them as they like):
+ * how many a terminal should see is this program's business.  The
+ * environment's DTCONSUME_MAX_WARNINGS sets another cap (0: none), for
+ * whoever needs every line (dtsnap validate -a is the other way).
+ *
+ * When the output format stops a capture (dtrace's "processing aborted",
+ * which the emitter prints as dtrace does), one more line says where:
+ * the file, item, CPU and offset of the record, as a warning says them.
+ *
+ * dtsnap validate decodes through the same code (decode_check): what it
+ * reports is what dtconsume reports, word for word.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1        /* fopencookie */
+#endif
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,6 +140,23 @@ dispatch(const dtc_handler *h, const dtc_event *ev, void *st,
 	return 0;
 }
 
+/* The kinds warnings are counted by: dtc_error codes, the last slot for
+ * codes this program does not know of (a later library). */
+#define NKINDS 32
+
+/*
+ * The emitter's message stream, tapped: what the emitter writes goes on
+ * to the stream it would have written to (nowhere for dtsnap validate),
+ * and its last line is kept: the reason of a "processing aborted", for
+ * the line that says where it happened.
+ */
+typedef struct tap {
+	FILE *to;                /* NULL: nowhere */
+	char last[256];          /* the last complete line (cut short) */
+	char cur[256];           /* the line being written */
+	size_t n;                /* bytes of it kept */
+} tap;
+
 /* What the files of one run share. */
 typedef struct run {
 	cli *c;
@@ -134,13 +172,62 @@ typedef struct run {
 	dtc_aggmerge *merge;     /* --merge-aggs, or NULL */
 	dtc_reader *keep;        /* the first reader added to merge */
 	int nopened;             /* captures opened */
+	tap tap;                 /* the emitter's messages */
+	/* warnings of the capture being decoded, by kind: shown, and left
+	 * out past maxwarn (0: no cap) */
+	unsigned maxwarn;
+	uint64_t shown[NKINDS], hidden[NKINDS];
+	/* totals of the last capture (dtsnap validate's summary) */
+	uint64_t nfirings, nrecords, naggs, nproblems;
+	int complete;
 } run;
+
+static ssize_t
+tap_write(void *cookie, const char *buf, size_t size)
+{
+	tap *t = cookie;
+	size_t i;
+
+	if (t->to != NULL && size > 0 &&
+	    (fwrite(buf, 1, size, t->to) != size || fflush(t->to) != 0))
+		return -1;
+	for (i = 0; i < size; i++) {
+		if (buf[i] == '\n') {
+			memcpy(t->last, t->cur, t->n);
+			t->last[t->n] = '\0';
+			t->n = 0;
+		} else if (t->n < sizeof(t->cur) - 1) {
+			t->cur[t->n++] = buf[i];
+		}
+	}
+	return (ssize_t)size;
+}
+
+/* A stream writing to t->to through the tap, line by line (a message
+ * must reach stderr before the line that locates it); NULL when out of
+ * memory. */
+static FILE *
+tap_open(tap *t, FILE *to)
+{
+	cookie_io_functions_t io = { .write = tap_write };
+	FILE *fp;
+
+	memset(t, 0, sizeof(*t));
+	t->to = to;
+	if ((fp = fopencookie(t, "w", io)) != NULL)
+		setvbuf(fp, NULL, _IOLBF, 0);
+	return fp;
+}
 
 static int
 on_event(const dtc_event *ev, void *arg)
 {
 	run *x = arg;
 
+	if (ev->type == DTC_EV_AGG)
+		x->naggs++;
+	else if (ev->type == DTC_EV_END)
+		x->complete = ev->complete;
 	return dispatch(x->h, ev, x->st, &x->exit_status);
 }
 
@@ -151,6 +238,7 @@ on_probe(const dtc_event *ev, void *arg)
 {
 	run *x = arg;
 
+	x->nfirings++;
 	return x->h->probe != NULL ? x->h->probe(ev, x->st) : 0;
 }
 
@@ -159,6 +247,7 @@ on_record(const dtc_event *ev, void *arg)
 {
 	run *x = arg;
 
+	x->nrecords++;
 	return x->h->record != NULL ? x->h->record(ev, x->st) : 0;
 }
 
@@ -169,6 +258,7 @@ on_record_counted(const dtc_event *ev, void *arg)
 	run *x = arg;
 
 	cli_progress_records(x->c->progress, ++x->nrec);
+	x->nrecords++;
 	return x->h->record != NULL ? x->h->record(ev, x->st) : 0;
 }
 
@@ -184,14 +274,76 @@ static int
 on_warn(const dtc_error *err, void *arg)
 {
 	run *x = arg;
+	int k;
 
 	/* the library refused the selection for this capture (a time it
 	 * has no clock for): the request is at fault, as with a bad value */
-	if (err->code == DTC_E_BADOPTION && err->item < 0)
+	if (err->code == DTC_E_BADOPTION && err->item < 0) {
 		cli_report_usage(x->c, err);
-	else
+		return 0;
+	}
+	x->nproblems++;
+	k = err->code >= 0 && err->code < NKINDS - 1 ? err->code : NKINDS - 1;
+	if (x->maxwarn == 0 || x->shown[k] < x->maxwarn) {
+		x->shown[k]++;
 		cli_report(x->c, err);
+	} else {
+		/* the status is 1 already: the first of the kind said so */
+		x->hidden[k]++;
+	}
 	return 0;     /* go on with what is intact */
+}
+
+/* A problem of the emitter's own that leaves its output short (a message
+ * cut at maxmsgsize): a warning like the library's, counted and capped
+ * with them, and dtsnap validate says it too. */
+static void
+on_emit_report(const dtc_error *err, void *arg)
+{
+	(void)on_warn(err, arg);
+}
+
+/* One line for each kind of warning left out of the capture just decoded
+ * (the name dtc_strerror gives the kind), and the counts reset.  The same
+ * words from dtconsume and dtsnap validate, which agree line for line. */
+static void
+warn_summary(run *x, const char *source)
+{
+	int k;
+
+	for (k = 0; k < NKINDS; k++) {
+		if (x->hidden[k] > 0)
+			cli_warn(x->c, "%s: %llu more warning%s like '%s' not "
+			    "shown (dtsnap validate -a shows them all)", source,
+			    (unsigned long long)x->hidden[k],
+			    x->hidden[k] == 1 ? "" : "s", dtc_strerror(k));
+		x->shown[k] = x->hidden[k] = 0;
+	}
+}
+
+/*
+ * The emitter stopped the capture (it printed dtrace's "processing
+ * aborted: WHY" on its stream, or stopped for a reason of its own): one
+ * line saying where, from the place dtc_consume gives in where.
+ */
+static void
+report_stop(run *x, dtc_error *where)
+{
+	static const char *const lead[] = { "dtrace: processing aborted: ",
+	    "dtrace: failed to print aggregations: " };
+	const char *why = "the output format stopped the decoding";
+	size_t i;
+
+	for (i = 0; i < sizeof(lead) / sizeof(lead[0]); i++)
+		if (strncmp(x->tap.last, lead[i], strlen(lead[i])) == 0)
+			why = x->tap.last + strlen("dtrace: ");
+	/* a record has a CPU; else the place is the last item read (an
+	 * aggregation printed at the end stops after every item) */
+	snprintf(where->text, sizeof(where->text), "%s; %s", why,
+	    where->cpu >= 0 ? "nothing after this record is decoded" :
+	    "the decoding stopped after this item");
+	x->nproblems++;
+	cli_report(x->c, where);
 }
 
 /*
@@ -273,13 +425,19 @@ decode_file(run *x, dtc_reader *r, const char *path)
 		.error = on_event, .notice = on_event, .end = on_event,
 		.warn = on_warn
 	};
-	dtc_error err;
+	dtc_error err, where;
+	const char *source;
 	int rc;
 
-	if (r == NULL)
-		return x->c->status == CLI_EXIT_USAGE ? -1 : 0;
+	if (r == NULL) {
+		if (x->c->status == CLI_EXIT_USAGE)
+			return -1;
+		x->nproblems++;
+		return 0;
+	}
 	x->nopened++;
 	x->nrec = 0;
+	source = dtc_reader_source(r);
 	cli_progress_file(x->c->progress, r, strcmp(path, "-") == 0 ?
 	    "<stdin>" : path, capture_size(path));
 	/* DTC_WARN (something skipped, or no end item) needs nothing more
@@ -287,16 +445,17 @@ decode_file(run *x, dtc_reader *r, const char *path)
 	 * a capture that stops cleanly without its end item decodes whole
 	 * (exit 0, as dtconsume(1) says) */
 	rc = dtc_consume(r, x->c->progress != NULL ? &counted : &handler, x,
-	    NULL);
+	    &where);
 	cli_progress_file(x->c->progress, NULL, NULL, 0);
 	/* an emitter stops with DTC_EMIT_ABORT or -1, never a DTC_ status */
 	if (rc != DTC_OK && rc != DTC_WARN && rc != DTC_FATAL) {
 		/* the emitter stopped (dtrace's "processing aborted") */
-		if (x->c->status < CLI_EXIT_WARN)
-			x->c->status = CLI_EXIT_WARN;
+		report_stop(x, &where);
+		warn_summary(x, source);
 		dtc_close(r);
 		return -1;
 	}
+	warn_summary(x, source);
 	if (x->merge != NULL) {
 		dtc_error_clear(&err);
 		if (dtc_aggmerge_add(x->merge, r, &err) != DTC_OK)
@@ -442,6 +601,24 @@ start_progress(cli *c, const dtc_emitter *em, FILE *out)
 	cli_progress_start(c, after);
 }
 
+/* The cap on warnings of one kind: DTCONSUME_MAX_WARNINGS (0: none), else
+ * DECODE_MAXWARN. */
+unsigned
+decode_maxwarn(void)
+{
+	const char *e = getenv("DTCONSUME_MAX_WARNINGS");
+	unsigned long n;
+	char *end;
+
+	if (e == NULL || e[0] == '\0')
+		return DECODE_MAXWARN;
+	errno = 0;
+	n = strtoul(e, &end, 10);
+	if (*end != '\0' || errno != 0 || e[0] == '-' || n > UINT_MAX)
+		return DECODE_MAXWARN;
+	return (unsigned)n;
+}
+
 /* The output must not be one of the inputs: writing it would destroy the
  * capture being read.  Returns 0, or -1 after saying which. */
 static int
@@ -505,11 +682,13 @@ decode_main(int argc, char **argv, const char *deffmt)
 	uint64_t fkeys = 0;
 	dtc_error merr;
 	dtc_reader *first = NULL;
+	FILE *errs;
 	const char *testing;
 
 	cli_init(&c, argv[0]);
 	memset(&x, 0, sizeof(x));
 	x.c = &c;
+	x.maxwarn = decode_maxwarn();
 	opts = calloc((size_t)argc + 1, sizeof(*opts));
 	sels = calloc((size_t)argc + 1, sizeof(*sels));
 	if (opts == NULL || sels == NULL) {
@@ -645,18 +824,24 @@ decode_main(int argc, char **argv, const char *deffmt)
 	memset(&eo, 0, sizeof(eo));
 	eo.out = out.fp;
 	/* messages the emitter writes as it goes take the progress line
-	 * off the screen first */
-	eo.err = cli_progress_stream(&c);
+	 * off the screen first; the tap keeps the last one (report_stop) */
+	errs = cli_progress_stream(&c);
+	if ((eo.err = tap_open(&x.tap, errs)) == NULL)
+		eo.err = errs;
 	/* dtrace-utils' test harness mode: no CPU and ID columns */
 	testing = getenv("_DTRACE_TESTING");
 	eo.testing = testing != NULL && testing[0] != '\0';
 	eo.merge_aggs = merge_aggs;
 	eo.folded_keys = fkeys;
+	eo.report = on_emit_report;
+	eo.report_arg = &x;
 	x.h = &em->handler;
 	if ((x.st = em->create(&eo)) == NULL) {
 		cli_progress_end(&c);
-		if (eo.err != stderr)
+		if (eo.err != errs)
 			fclose(eo.err);
+		if (errs != stderr)
+			fclose(errs);
 		cli_warn(&c, "cannot start the %s output", em->name);
 		cli_out_close(&c, &out, 0, 0, 0);
 		dtc_close(first);
@@ -693,8 +878,10 @@ decode_main(int argc, char **argv, const char *deffmt)
 	werr = em->destroy(x.st);
 	if (werr != 0)
 		werrno = errno;
-	if (eo.err != stderr)
+	if (eo.err != errs)
 		fclose(eo.err);
+	if (errs != stderr)
+		fclose(errs);
 	/* the output replaces the file when something was decoded and the
 	 * command line was good: a damaged capture's output is kept */
 	if (x.nopened == 0 && c.status != CLI_EXIT_USAGE && out.tmp != NULL)
@@ -707,4 +894,52 @@ decode_main(int argc, char **argv, const char *deffmt)
 	if (want_exit && c.status == CLI_EXIT_OK)
 		return x.exit_status;
 	return c.status;
+}
+
+int
+decode_check(cli *c, const char *path, unsigned maxwarn, decode_totals *t)
+{
+	run x;
+	dtc_emitter_opts eo;
+	FILE *out;
+
+	memset(t, 0, sizeof(*t));
+	memset(&x, 0, sizeof(x));
+	x.c = c;
+	x.maxwarn = maxwarn;
+	/*
+	 * The text format, as dtconsume's default: some complaints come
+	 * from rendering (a printf that does not match its records is
+	 * dtrace's "processing aborted"), so the output is made, then
+	 * thrown away.  The emitter's own lines (drops, faults in D,
+	 * system() requests) are the trace's, not the capture's problems:
+	 * the tap keeps the last, for an abort, and writes none.
+	 */
+	if ((out = fopen("/dev/null", "w")) == NULL) {
+		cli_warn(c, "cannot open /dev/null: %s", strerror(errno));
+		return c->status;
+	}
+	memset(&eo, 0, sizeof(eo));
+	eo.out = out;
+	if ((eo.err = tap_open(&x.tap, NULL)) == NULL)
+		eo.err = out;
+	eo.report = on_emit_report;
+	eo.report_arg = &x;
+	x.h = &dtc_fmt_text.handler;
+	if ((x.st = dtc_fmt_text.create(&eo)) == NULL) {
+		cli_warn(c, "out of memory");
+	} else {
+		(void)decode_file(&x, open_capture(&x, path), path);
+		/* writes to /dev/null do not fail */
+		(void)dtc_fmt_text.destroy(x.st);
+	}
+	if (eo.err != out)
+		fclose(eo.err);
+	fclose(out);
+	t->firings = x.nfirings;
+	t->records = x.nrecords;
+	t->aggs = x.naggs;
+	t->problems = x.nproblems;
+	t->complete = x.complete;
+	return c->status;
 }

@@ -2,11 +2,11 @@
  * dtsnap - inspect, check, dump, convert and synthesize .dtsnap
  * captures (dtsnap(1)).
  *
- * info, validate and dump read a capture with the library's own
- * container reader, metadata tables and buffer walker (dtc_private.h),
- * so that they see exactly what a decoder sees; convert maps the CBOR
- * items to JSON Lines and back without losing a bit; synth is in
- * synth*.c.
+ * info and dump read a capture with the library's own container
+ * reader, metadata tables and buffer walker (dtc_private.h), so that they
+ * see exactly what a decoder sees; validate decodes it as dtconsume does
+ * (decode.c); convert maps the CBOR items to JSON Lines and back without
+ * losing a bit; synth is in synth*.c.
  */
 #include "config.h"
 
@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "decode.h"
 #include "synth.h"
 #ifdef HAVE_LIBDTRACE
 #include "record.h"
@@ -310,11 +311,6 @@ get_bufitem(snap *s, bufitem *b, int principal)
 	    dtcp_get_u64(s->cont, &s->item, map, "timestamp", 0,
 	    &b->timestamp, &err) == DTC_FAILED)))
 		problem(s, &err);
-	if (b->cpu >= s->ncpu)
-		problemf(s, s->item.index, (long long)s->item.offset, -1,
-		    DTC_E_BADVALUE, "%s for cpu %" PRIu64 ", but the header "
-		    "says %" PRIu32 " cpu%s", s->item.kind, b->cpu, s->ncpu,
-		    s->ncpu == 1 ? "" : "s");
 	return 0;
 }
 
@@ -636,7 +632,7 @@ cmd_dump(cli *c, int argc, char **argv)
 }
 
 /* ------------------------------------------------------------------ */
-/* validate and info: one walk over everything                         */
+/* info: one walk over everything                                      */
 /* ------------------------------------------------------------------ */
 
 /* What info shows per CPU. */
@@ -650,19 +646,17 @@ typedef struct kindcount {
 	uint64_t n;
 } kindcount;
 
-/* Everything a walk learns (info prints it; validate counts it). */
+/* Everything a walk learns (info prints it). */
 typedef struct walkstat {
 	cpustat *cpus;
 	uint32_t ncpus;
 	kindcount kinds[32];
 	size_t nkinds;
-	uint64_t items, records, entries, maxpass, lastpass;
+	uint64_t items, records, entries, maxpass;
 	uint64_t tsmin, tsmax;
 	int have_ts;
 	int end_status_known;
 	int64_t exit_status;
-	/* (pass, cpu) of the buf items seen in the current pass */
-	uint8_t *seen;
 	/* options as the last options item set them */
 	struct { char name[32], value[64]; } opts[64];
 	size_t nopts;
@@ -729,70 +723,6 @@ count_kind(walkstat *w, const char *kind)
 	w->kinds[i].n++;
 }
 
-/* The value size each function needs (0: any). */
-static uint64_t
-value_size(const dtc_recdesc *v)
-{
-	switch (v->action) {
-	case DTC_AGG_COUNT: case DTC_AGG_SUM: case DTC_AGG_MIN:
-	case DTC_AGG_MAX:
-		return 8;
-	case DTC_AGG_AVG:
-		return 16;
-	case DTC_AGG_STDDEV:
-		return 32;
-	case DTC_AGG_QUANTIZE:
-		return 127 * 8;
-	case DTC_AGG_LQUANTIZE:
-		return (((v->arg >> 32) & 0xffff) + 3) * 8;
-	}
-	return 0;
-}
-
-static void
-check_agg(snap *s)
-{
-	const dtc_aggdesc *ad = dtcp_meta_agg(&s->meta,
-	    (uint32_t)node_u64(&s->item.nodes[0], "id", 0));
-	const dtc_recdesc *v;
-	uint64_t want;
-
-	if (ad == NULL || ad->nrecs == 0)
-		return;
-	v = &ad->recs[ad->nrecs - 1];
-	if (!DTC_ACT_ISAGG(v->action))
-		problemf(s, s->item.index, (long long)s->item.offset, -1,
-		    DTC_E_BADAGG, "aggregation %u: its last record (action "
-		    "0x%x) is not an aggregating action", ad->id, v->action);
-	else if ((want = value_size(v)) != 0 && v->size != want)
-		problemf(s, s->item.index, (long long)s->item.offset, -1,
-		    DTC_E_BADAGG, "aggregation %u: a value of %u bytes, where "
-		    "this function stores %" PRIu64, ad->id, v->size, want);
-}
-
-/* Printf-like records name formats that must be described before. */
-static void
-check_formats(snap *s, const dtc_eprobedesc *ep, int cpu, size_t off)
-{
-	uint32_t i;
-
-	for (i = 0; i < ep->nrecs; i++) {
-		const dtc_recdesc *r = &ep->recs[i];
-
-		if (r->format == 0 || dtcp_meta_format(&s->meta, r->format))
-			continue;
-		if (r->action != DTC_ACT_PRINTF && r->action != DTC_ACT_PRINTA &&
-		    r->action != DTC_ACT_SYSTEM && r->action != DTC_ACT_FREOPEN)
-			continue;
-		problemf(s, s->item.index, (long long)off, cpu,
-		    DTC_E_BADFORMAT, "enabled probe %u, record %u: format %u "
-		    "is not described before its use", ep->epid, i, r->format);
-		/* once per enabling is enough */
-		dtcp_meta_mark_bad(&s->meta, ep->epid);
-		return;
-	}
-}
-
 static void
 walk_buf(snap *s, walkstat *w)
 {
@@ -810,14 +740,6 @@ walk_buf(snap *s, walkstat *w)
 		cs->bytes += b.size;
 		cs->drops += b.drops;
 		cs->errors += b.errors;
-		/* a v2 pass has as many runs of a CPU's records as there
-		 * were turns of CPUs in libdtrace's delivery */
-		if (w->seen[b.cpu] && b.pass == w->lastpass && !s->meta.v2)
-			problemf(s, s->item.index, (long long)s->item.offset,
-			    (int)b.cpu, DTC_E_DUPLICATE, "a second buf item "
-			    "for cpu %" PRIu64 " in pass %" PRIu64, b.cpu,
-			    b.pass);
-		w->seen[b.cpu] = 1;
 	}
 	s->walker.cpu = (int)b.cpu;
 	s->walker.item = s->item.index;
@@ -840,9 +762,6 @@ walk_buf(snap *s, walkstat *w)
 		w->records++;
 		if (cs != NULL)
 			cs->records++;
-		if (!dtcp_meta_is_bad(&s->meta, rec.epid))
-			check_formats(s, rec.ep, (int)b.cpu,
-			    b.data_off + rec.raw_offset);
 		/* speculative records never committed carry UINT64_MAX;
 		 * v2 records carry no timestamp */
 		if (rec.timestamp == UINT64_MAX || s->meta.v2)
@@ -914,9 +833,9 @@ walk_aggbuf(snap *s, walkstat *w)
 		    "the aggregation buffer", b.size - pos);
 }
 
-/* Passes never go back: the order of items is the order of events. */
+/* The passes of the capture (the highest pass number). */
 static void
-check_pass(snap *s, walkstat *w)
+count_pass(snap *s, walkstat *w)
 {
 	uint64_t pass;
 
@@ -927,14 +846,6 @@ check_pass(snap *s, walkstat *w)
 	    strcmp(s->item.kind, "aggsnap") != 0)
 		return;
 	pass = node_u64(&s->item.nodes[0], "pass", 0);
-	if (pass < w->lastpass)
-		problemf(s, s->item.index, (long long)s->item.offset, -1,
-		    DTC_E_BADVALUE, "%s item of pass %" PRIu64 " after pass %"
-		    PRIu64, s->item.kind, pass, w->lastpass);
-	if (pass != w->lastpass)
-		memset(w->seen, 0, w->ncpus);
-	if (pass > w->lastpass)
-		w->lastpass = pass;
 	if (pass > w->maxpass)
 		w->maxpass = pass;
 }
@@ -961,7 +872,12 @@ walk_aggsnap(snap *s, walkstat *w)
 		w->entries += e->count;
 }
 
-/* Walk every item; 0 when the capture could be read at all. */
+/*
+ * Walk every item, for info's tables; 0 when the capture could be read
+ * at all.  Only what reading meets is reported (items, metadata, records
+ * the walker cannot follow): what a capture must be is checked by the
+ * library's decode, which dtsnap validate runs.
+ */
 static int
 walk_all(snap *s, walkstat *w)
 {
@@ -970,19 +886,14 @@ walk_all(snap *s, walkstat *w)
 	memset(w, 0, sizeof(*w));
 	w->ncpus = s->ncpu > 65536 ? 65536 : s->ncpu;
 	w->cpus = calloc(w->ncpus + 1, sizeof(*w->cpus));
-	w->seen = calloc(w->ncpus + 1, 1);
-	if (w->cpus == NULL || w->seen == NULL) {
+	if (w->cpus == NULL) {
 		problemf(s, -1, -1, -1, DTC_E_NOMEM, "out of memory");
 		return -1;
 	}
 	count_kind(w, s->item.kind);
 	while (snap_next(s) == DTC_OK) {
 		count_kind(w, s->item.kind);
-		if (s->have_end && s->item.index > s->end_item)
-			problemf(s, s->item.index, (long long)s->item.offset,
-			    -1, DTC_E_BADVALUE, "%s item after the end item",
-			    s->item.kind);
-		check_pass(s, w);
+		count_pass(s, w);
 		if (strcmp(s->item.kind, "buf") == 0 ||
 		    (s->meta.v2 && strcmp(s->item.kind, "recs") == 0))
 			walk_buf(s, w);
@@ -990,8 +901,6 @@ walk_all(snap *s, walkstat *w)
 			walk_aggsnap(s, w);
 		else if (strcmp(s->item.kind, "aggbuf") == 0)
 			walk_aggbuf(s, w);
-		else if (strcmp(s->item.kind, "agg") == 0)
-			check_agg(s);
 		else if (strcmp(s->item.kind, "options") == 0)
 			collect_options(s, w);
 		else if (strcmp(s->item.kind, "end") == 0 &&
@@ -1010,29 +919,45 @@ static void
 walk_free(walkstat *w)
 {
 	free(w->cpus);
-	free(w->seen);
 }
 
-static const char validate_usage[] =
-"usage: dtsnap validate FILE\n"
-"\n"
-"Read every item of a capture, load its metadata, walk every principal\n"
-"and aggregation buffer, and report every problem found (one line each,\n"
-"on standard error).  Prints a summary; exits 0 only when the capture is\n"
-"clean and complete (it has its end item), 1 otherwise.\n";
+/* ------------------------------------------------------------------ */
+/* validate                                                            */
+/* ------------------------------------------------------------------ */
 
+static const char validate_usage[] =
+"usage: dtsnap validate [-a] FILE\n"
+"\n"
+"Decode a capture as dtconsume does, the output thrown away, and report\n"
+"every problem dtconsume would report, in its words (one line each, on\n"
+"standard error: file, item, cpu, offset).  Past 100 warnings of one\n"
+"kind (or DTCONSUME_MAX_WARNINGS), one line counts the rest; -a shows\n"
+"every one.  Prints a summary; the exit status is dtconsume's: 0 when the\n"
+"capture decodes cleanly, 1 otherwise.  FILE - reads standard input.\n";
+
+/*
+ * validate is dtconsume without the output: the same decode (decode_check
+ * in decode.c), so that it fails exactly where dtconsume exits 1, with
+ * the same located messages.  Checks of its own would be a second set to
+ * keep in step; what a capture must be is checked in the library, once.
+ */
 static int
 cmd_validate(cli *c, int argc, char **argv)
 {
 	const char *path = NULL;
-	walkstat w;
-	snap s;
-	int i;
+	decode_totals t;
+	unsigned maxwarn = decode_maxwarn();
+	int i, status;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(validate_usage, stdout);
 			return CLI_EXIT_OK;
+		}
+		if (strcmp(argv[i], "-a") == 0 ||
+		    strcmp(argv[i], "--all-warnings") == 0) {
+			maxwarn = 0;
+			continue;
 		}
 		if (argv[i][0] == '-' && argv[i][1] != '\0')
 			cli_usage_error(c, "validate: unknown option '%s'",
@@ -1043,21 +968,22 @@ cmd_validate(cli *c, int argc, char **argv)
 	}
 	if (path == NULL)
 		cli_usage_error(c, "validate: no file given");
-	memset(&w, 0, sizeof(w));
-	if (snap_open(&s, c, path) == 0 && walk_all(&s, &w) == 0 &&
-	    !s.have_end)
-		problemf(&s, -1, -1, -1, DTC_E_TRUNCATED, "no end item: the "
-		    "capture was cut short");
-	printf("%s: %" PRIu64 " items, %" PRIu64 " records, %" PRIu64
-	    " aggregation entries: ", path, w.items, w.records, w.entries);
-	if (s.nproblems == 0)
-		printf("ok\n");
+	status = decode_check(c, path, maxwarn, &t);
+	printf("%s: %" PRIu64 " probe firing%s, %" PRIu64 " record%s, %"
+	    PRIu64 " aggregation printing%s at the end: ", path, t.firings,
+	    t.firings == 1 ? "" : "s", t.records, t.records == 1 ? "" : "s",
+	    t.aggs, t.aggs == 1 ? "" : "s");
+	if (status != CLI_EXIT_OK)
+		printf("%" PRIu64 " problem%s\n", t.problems,
+		    t.problems == 1 ? "" : "s");
+	else if (!t.complete)
+		/* dtconsume decodes it whole and says nothing: a capture
+		 * that stops between items is not damaged, but it may have
+		 * been copied while it was written */
+		printf("ok, no end item (it stops after a complete item)\n");
 	else
-		printf("%lld problem%s\n", s.nproblems,
-		    s.nproblems == 1 ? "" : "s");
-	walk_free(&w);
-	snap_close(&s);
-	return s.nproblems > 0 ? CLI_EXIT_WARN : CLI_EXIT_OK;
+		printf("ok\n");
+	return status;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1778,8 +1704,9 @@ static const char info_usage[] =
 "Describe a capture: its header, items, passes, time span, options, the\n"
 "principal and aggregation buffers of every CPU (bytes, records, drops),\n"
 "the probes (as dtrace -l lists them), the enabled probes, the\n"
-"aggregations and the format strings.  Problems met on the way go to\n"
-"standard error and make the exit status 1.\n";
+"aggregations and the format strings.  Problems met on the way (what\n"
+"cannot be read) go to standard error and make the exit status 1;\n"
+"dtsnap validate checks the capture as dtconsume does.\n";
 
 static int
 idcmp(const void *a, const void *b)

@@ -865,7 +865,10 @@ bufcmp(const void *x, const void *y)
 {
 	const bbuf *p = x, *q = y;
 
-	return p->cpu < q->cpu ? -1 : p->cpu > q->cpu;
+	/* two buffers of one CPU (damage consume.c reports): file order */
+	if (p->cpu != q->cpu)
+		return p->cpu < q->cpu ? -1 : 1;
+	return p->item < q->item ? -1 : p->item > q->item;
 }
 
 /* consume.c's plan_pass: the order of the pass's buffers. */
@@ -900,7 +903,8 @@ plan_pass(dtc_batch *b)
 		return 0;
 	}
 	for (i = 0; i < b->nbufs; i++) {
-		if (!b->began_consumed && b->have_status &&
+		/* of two buffers of one CPU, BEGIN's records are in the first */
+		if (!b->began_consumed && b->have_status && begin < 0 &&
 		    b->bufs[i].cpu == b->began_on)
 			begin = (int)i;
 		if (b->have_status && (b->exiting || b->ended_on >= 0) &&

@@ -36,6 +36,7 @@
 typedef struct pbuf {
 	int cpu;
 	long long item;
+	size_t item_offset;      /* of the item, for messages */
 	size_t file_offset;      /* of the data bytes, for messages */
 	const uint8_t *data;
 	size_t size;
@@ -213,6 +214,21 @@ struct dtc_reader {
 	int sel_checked;         /* the capture can honour it (said once) */
 	uint64_t nskipped;       /* firings the selection left out */
 	uint64_t position;       /* bytes read: the end of the last item */
+
+	/* the header's ncpu as written (hdr.ncpu is capped at 65536);
+	 * have_ncpu: it gave one, so a buffer's cpu can be checked */
+	uint64_t ncpu;
+	int have_ncpu;
+	/* items after the end item: how many, and the first (reported
+	 * once, before the aggregations printed at the end) */
+	uint64_t nafter;
+	long long end_item, after_item;
+	size_t after_offset;
+	char after_kind[24];
+	int after_said;
+	/* the last item read: where a stop outside a record set is */
+	long long last_item;
+	size_t last_offset;
 };
 
 /* ------------------------------------------------------------ accessors */
@@ -385,6 +401,7 @@ reader_new(dtcp_container *c, unsigned flags, dtc_error *err)
 	r->rules = &librules_legacy;
 	r->flow_cpu = -1;
 	r->last_stid = UINT32_MAX;
+	r->last_item = -1;
 	dtcp_options_init(&r->opts);
 	if (flags & DTC_OPEN_TEMPORAL) {
 		r->opts.v[DTCP_OPT_TEMPORAL] = 1;
@@ -628,8 +645,11 @@ read_header(dtc_reader *r, const dtcp_item *it, dtc_error *err)
 	r->meta.v2 = r->hdr.v2;
 	r->rules = r->hdr.v2 ? &librules_v2 : &librules_legacy;
 	u = 0;
-	if (dtcp_get_u64(r->cont, it, map, "ncpu", 0, &u, err) == DTC_OK)
+	if (dtcp_get_u64(r->cont, it, map, "ncpu", 0, &u, err) == DTC_OK) {
 		r->hdr.ncpu = u > 65536 ? 65536 : (uint32_t)u;
+		r->ncpu = u;
+		r->have_ncpu = 1;
+	}
 	u = r->illumos ? 49 : 55;
 	if (dtcp_get_u64(r->cont, it, map, "dt_act_base", 0, &u, err) ==
 	    DTC_FAILED)
@@ -795,6 +815,7 @@ read_buf(dtc_reader *r, const dtcp_item *it, pbuf *b, uint32_t *pass,
 	}
 	b->cpu = (int)cpu;
 	b->item = it->index;
+	b->item_offset = it->offset;
 	/* the data bytes follow the byte string's CBOR head */
 	dn = dtcp_map_get(map, "data");
 	b->file_offset = dn->offset + (len < 24 ? 1 : len < 256 ? 2 :
@@ -1075,12 +1096,46 @@ add_seg(dtc_reader *r, int buf, enum filter f, int reset)
 	return 0;
 }
 
+/* CPU order; two buffers of one CPU (damage: twice_in_pass) in file
+ * order, whatever qsort does with equal keys */
 static int
 bufcmp(const void *a, const void *b)
 {
 	const pbuf *x = a, *y = b;
 
-	return x->cpu < y->cpu ? -1 : x->cpu > y->cpu;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->item < y->item ? -1 : x->item > y->item;
+}
+
+/*
+ * Two buf items of one CPU in one pass of a legacy capture (the buffers
+ * sorted by plan_pass): libdtrace snaps each CPU's buffer once a pass
+ * (dtsnap(5), Order), so one of them is misplaced, or a copy with other
+ * bytes (an exact copy the container skips).  Both are decoded, in file
+ * order; the first such pair of the pass is reported.  DTrace v2 recs
+ * items come in as many runs of a CPU as libdtrace had turns of CPUs.
+ */
+static int
+twice_in_pass(dtc_reader *r, dtc_error *err)
+{
+	size_t i;
+
+	if (r->hdr.v2)
+		return DTC_OK;
+	for (i = 1; i < r->nbufs; i++) {
+		const pbuf *a = &r->bufs[i - 1], *b = &r->bufs[i];
+
+		if (a->cpu != b->cpu)
+			continue;
+		dtcp_error_set(err, DTC_E_DUPLICATE, r->source, b->item,
+		    (long long)b->item_offset, -1, "a second buf item for cpu "
+		    "%d in pass %u (the first is item %lld): dtrace snaps a "
+		    "cpu's buffer once a pass; both decoded, in file order",
+		    b->cpu, r->pass, a->item);
+		return DTC_WARN;
+	}
+	return DTC_OK;
 }
 
 /*
@@ -1128,7 +1183,9 @@ plan_pass(dtc_reader *r)
 		return 0;
 	}
 	for (i = 0; i < r->nbufs; i++) {
-		if (!r->began_consumed && r->st.have &&
+		/* of two buffers of one CPU (twice_in_pass), BEGIN's records
+		 * are in the first and END's in the last */
+		if (!r->began_consumed && r->st.have && begin < 0 &&
 		    r->bufs[i].cpu == r->st.began_on)
 			begin = (int)i;
 		/* END ran (ended_on known: tracing was stopped, by exit()
@@ -2063,6 +2120,44 @@ nomem:
 }
 
 /*
+ * An item after the end item, which dtsnap(5) makes the last.  It is
+ * decoded as any other (the end item may be the misplaced one, and a
+ * decoder does not drop intact data in silence); the first is remembered
+ * so that one warning can name it and count the rest (after_end_warn).
+ */
+static void
+after_end(dtc_reader *r, const dtcp_item *it)
+{
+	if (r->nafter++ > 0)
+		return;
+	r->after_item = it->index;
+	r->after_offset = it->offset;
+	snprintf(r->after_kind, sizeof(r->after_kind), "%s", it->kind);
+}
+
+/* The one warning for the items after the end item: DTC_WARN, or DTC_OK
+ * when there were none or it was given. */
+static int
+after_end_warn(dtc_reader *r, dtc_error *err)
+{
+	if (r->nafter == 0 || r->after_said)
+		return DTC_OK;
+	r->after_said = 1;
+	if (r->nafter == 1)
+		dtcp_error_set(err, DTC_E_BADVALUE, r->source, r->after_item,
+		    (long long)r->after_offset, -1, "%s item after the end "
+		    "item (item %lld), which must be the last; decoded all "
+		    "the same", r->after_kind, r->end_item);
+	else
+		dtcp_error_set(err, DTC_E_BADVALUE, r->source, r->after_item,
+		    (long long)r->after_offset, -1, "%s item after the end "
+		    "item (item %lld), which must be the last, and %llu more "
+		    "items after it; decoded all the same", r->after_kind,
+		    r->end_item, (unsigned long long)(r->nafter - 1));
+	return DTC_WARN;
+}
+
+/*
  * Read items until the current pass is complete. DTC_OK: a pass is ready
  * to consume (or the capture ended: r->eof). DTC_WARN: err says what was
  * skipped; call again. DTC_FATAL.
@@ -2168,8 +2263,13 @@ read_pass(dtc_reader *r, dtc_error *err)
 		if (r->eof)
 			return DTC_OK;
 		rc = dtcp_container_next(r->cont, &it, err);
-		if (rc == DTC_OK)
+		if (rc == DTC_OK) {
 			set_position(r, it.offset + it.size);
+			r->last_item = it.index;
+			r->last_offset = it.offset;
+			if (r->saw_end)
+				after_end(r, &it);
+		}
 		if (rc == DTC_EOF) {
 			r->eof = 1;
 			return DTC_OK;
@@ -2202,6 +2302,8 @@ read_pass(dtc_reader *r, dtc_error *err)
 		if (strcmp(it.kind, "end") == 0) {
 			int64_t es = 0;
 
+			if (!r->saw_end)
+				r->end_item = it.index;
 			r->saw_end = 1;
 			if (dtcp_get_i64(r->cont, &it, &it.nodes[0],
 			    "exit_status", 0, &es, err) == DTC_OK &&
@@ -2294,6 +2396,25 @@ read_pass(dtc_reader *r, dtc_error *err)
 		}
 		r->pending.pass = pass;
 		r->have_pending = 1;
+		/*
+		 * A buffer of a CPU the header says the traced host does not
+		 * have: dtrace never writes one (ncpu is the highest CPU id
+		 * plus one), so the header or the item is wrong.  Its records
+		 * are intact in themselves and nothing in decoding them needs
+		 * the CPU to be below ncpu: they are decoded, with a warning,
+		 * rather than lost on the word of a header that may be the
+		 * part at fault.
+		 */
+		if ((r->pending.kind == 1 || r->pending.kind == 2) &&
+		    r->have_ncpu && (uint64_t)r->pending.b.cpu >= r->ncpu) {
+			dtcp_error_set(err, DTC_E_BADVALUE, r->source, it.index,
+			    (long long)it.offset, -1, "%s item for cpu %d, but "
+			    "the header says the host has %llu cpu%s: dtrace "
+			    "writes no buffer for it; decoded all the same",
+			    it.kind, r->pending.b.cpu, (unsigned long long)r->ncpu,
+			    r->ncpu == 1 ? "" : "s");
+			return DTC_WARN;
+		}
 	}
 nomem:
 	dtcp_error_set(err, DTC_E_NOMEM, r->source, -1, -1, -1,
@@ -2598,6 +2719,8 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			if (rc != DTC_OK)
 				return finish(r, rc == DTC_WARN ? DTC_FATAL : rc);
 			set_position(r, it.offset + it.size);
+			r->last_item = it.index;
+			r->last_offset = it.offset;
 			if ((rc = read_header(r, &it, err)) != DTC_OK)
 				return finish(r, rc);
 			if (r->sel != NULL && r->hdr.v2 &&
@@ -2648,6 +2771,8 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 				return finish(r, DTC_FATAL);
 			}
 			r->state = S_NEXT_RECORD;
+			if (twice_in_pass(r, err) != DTC_OK)
+				return DTC_WARN;
 			continue;
 
 		case S_NEXT_RECORD:
@@ -2679,6 +2804,11 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			if (r->sel != NULL && !r->sel_checked &&
 			    (rc = select_prepare(r, err)) != DTC_OK)
 				return finish(r, rc);
+			/* every item has been read (to the end, or to the
+			 * damage that ended the reading): the items after
+			 * the end item are counted */
+			if (after_end_warn(r, err) != DTC_OK)
+				return DTC_WARN;
 			if (!(r->flags & DTC_OPEN_NOAGGEXIT))
 				ap = dtcp_agg_exit_next(r->agg, r,
 				    &r->exit_cursor);
@@ -2767,10 +2897,37 @@ consume_record_sets(dtc_reader *r, const dtc_handler *h, void *arg,
 }
 
 /*
+ * Where a callback stopped dtc_consume, in err: the record the event came
+ * from (its item, CPU and file offset, as the warnings about records say
+ * it), or for an event of no record (a drop, an aggregation printed at the
+ * end) the last item read.  Code DTC_E_NONE: nothing is wrong with the
+ * capture there.  A program says where it stopped with it (dtconsume's
+ * "processing aborted"), which it cannot find out otherwise.
+ */
+static void
+stopped_at(const dtc_reader *r, const dtc_event *ev, dtc_error *err)
+{
+	if (err == NULL)
+		return;
+	dtc_error_clear(err);
+	if (ev != NULL && r->rb != NULL && (record_family(ev->type) ||
+	    (ev->type == DTC_EV_ERROR && ev->ep != NULL)))
+		dtcp_error_set(err, DTC_E_NONE, r->source, r->rb->item,
+		    (long long)(r->rb->file_offset + r->rec.raw_offset),
+		    r->rb->cpu, "stopped by the handler at this record");
+	else
+		dtcp_error_set(err, DTC_E_NONE, r->source, r->last_item,
+		    r->last_item >= 0 ? (long long)r->last_offset : -1, -1,
+		    "stopped by the handler after this item");
+}
+
+/*
  * The same events as dtc_next, pushed.  At the end, DTC_WARN when
  * anything was skipped (a warning was delivered) or the capture was cut
  * short (no end item): a caller that only looks at the return value must
- * not take a damaged capture for a whole one.
+ * not take a damaged capture for a whole one.  When a callback stops it,
+ * err says where (stopped_at), in place of the first warning it held:
+ * the warn callback, when there is one, had that.
  */
 static int
 consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
@@ -2788,8 +2945,10 @@ consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 		cb = 0;
 		if (r->state == S_NEXT_RECORD && !r->dead) {
 			rc = consume_record_sets(r, h, arg, &local, &cb);
-			if (cb != 0)
+			if (cb != 0) {
+				stopped_at(r, &r->ev, err);
 				return cb;
+			}
 			if (rc == DTC_OK)
 				ev = &r->ev;
 			else if (rc == AGAIN)
@@ -2801,8 +2960,12 @@ consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 			return warned || !r->saw_end ? DTC_WARN : DTC_OK;
 		if (rc == DTC_WARN || rc == DTC_FATAL) {
 			warned = 1;
-			if (h->warn != NULL && (cb = h->warn(&local, arg)) != 0)
+			if (h->warn != NULL && (cb = h->warn(&local, arg)) != 0) {
+				/* it stopped at this warning */
+				if (err != NULL)
+					*err = local;
 				return cb;
+			}
 			if (err != NULL && err->code == DTC_E_NONE)
 				*err = local;
 			if (rc == DTC_FATAL)
@@ -2811,8 +2974,10 @@ consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 		}
 		if (ev == NULL)
 			continue;
-		if ((cb = deliver(h, ev, arg)) != 0)
+		if ((cb = deliver(h, ev, arg)) != 0) {
+			stopped_at(r, ev, err);
 			return cb;
+		}
 	}
 }
 

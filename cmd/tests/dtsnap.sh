@@ -107,7 +107,7 @@ esac
 
 # ---- usage errors exit 2 ----
 for args in "" "bogus" "synth" "synth a b" "dump" "dump -q x" "info" \
-    "validate" "convert" "convert -f xml x"; do
+    "validate" "validate -q x" "validate -a" "convert" "convert -f xml x"; do
 	# shellcheck disable=SC2086
 	"$DTSNAP" $args >/dev/null 2>&1
 	st=$?
@@ -141,6 +141,57 @@ if "$DTSNAP" synth "$work/esc.json" -o "$work/esc.dtsnap" &&
 else
 	not_ok "info of a capture with control characters and a 2^63 clock" \
 	    "$(head -n 3 "$work/esc.out")"
+fi
+
+# ---- validate is dtconsume's decode: its cap, -a, standard input ----
+bad="$top_srcdir/testdata/bad"
+# 150 warnings of one kind: 100 written and one line for the rest, as
+# dtconsume writes them; -a writes all 150
+"$DTSNAP" validate "$bad/diag-unknown-epid-150/input.dtsnap" >"$work/v.out" \
+    2>"$work/v.err"
+st=$?
+n=$(grep -c 'unknown enabled probe id 99' "$work/v.err")
+if [ "$st" -eq 1 ] && [ "$n" -eq 100 ] && [ "$(wc -l <"$work/v.err")" -eq 101 ] &&
+    tail -n 1 "$work/v.err" | grep -q ": 50 more warnings like 'unknown enabled probe id' not shown (dtsnap validate -a shows them all)$" &&
+    grep -q ': 150 problems$' "$work/v.out"; then
+	ok "validate: 100 warnings of a kind, then one line for the rest"
+else
+	not_ok "validate: 100 warnings of a kind, then one line for the rest" \
+	    "exit $st, $n warnings" "$(tail -n 1 "$work/v.err")" "$(cat "$work/v.out")"
+fi
+"$DTSNAP" validate -a "$bad/diag-unknown-epid-150/input.dtsnap" >/dev/null \
+    2>"$work/v.err"
+st=$?
+n=$(grep -c 'unknown enabled probe id 99' "$work/v.err")
+if [ "$st" -eq 1 ] && [ "$n" -eq 150 ] && ! grep -q 'not shown' "$work/v.err"
+then
+	ok "validate -a: every warning"
+else
+	not_ok "validate -a: every warning" "exit $st, $n warnings"
+fi
+# standard input: the same messages, naming <stdin>
+"$DTSNAP" validate - <"$bad/cut-in-buf/input.dtsnap" >"$work/v.out" \
+    2>"$work/v.err"
+st=$?
+want="dtsnap: <stdin>: $(sed -n '1s/^dtconsume: input\.dtsnap: //p' "$bad/cut-in-buf/stderr")"
+if [ "$st" -eq 1 ] && [ "$(cat "$work/v.err")" = "$want" ]; then
+	ok "validate -: the located message of a capture cut short"
+else
+	not_ok "validate -: the located message of a capture cut short" \
+	    "exit $st" "want: $want" "got:  $(cat "$work/v.err")"
+fi
+# no end item, stopping after a complete item: dtconsume decodes it whole
+# and exits 0; validate says so in its summary
+"$DTSNAP" validate "$bad/no-end-item/input.dtsnap" >"$work/v.out" \
+    2>"$work/v.err"
+st=$?
+if [ "$st" -eq 0 ] && [ ! -s "$work/v.err" ] &&
+    grep -q ': ok, no end item (it stops after a complete item)$' "$work/v.out"
+then
+	ok "validate: no end item is ok, and said"
+else
+	not_ok "validate: no end item is ok, and said" "exit $st" \
+	    "$(cat "$work/v.err" "$work/v.out")"
 fi
 
 # the version line dtconsume and dt2json print, for dtsnap too
