@@ -28,7 +28,10 @@
 #include "pyout.h"
 
 #define CHUNK 256       /* lines finished per dtc_consume call */
-#define STOP 2          /* a callback's "stop": not a DTC_* return code */
+/* a callback's "stop": neither a DTC_* return code nor DTC_EMIT_ABORT
+ * (the model's "processing aborted"), which ends the capture */
+#define STOP 7
+_Static_assert(STOP != DTC_EMIT_ABORT, "STOP must not read as an abort");
 
 PyObject *ext_DecodeError;
 
@@ -337,6 +340,11 @@ typedef struct {
 	int mode;
 	int done;                 /* the reader ended (EOF or fatal) */
 	int over;                 /* StopIteration (or the error) given */
+	/* what the model says on its error stream: the reason of a
+	 * "processing aborted", which becomes a DecodeError */
+	FILE *errfp;
+	char *errtext;
+	size_t errlen;
 } EventsObject;
 
 /* A line-ending callback: the model's, then stop when a chunk is ready
@@ -371,9 +379,9 @@ static int
 ev_record(const dtc_event *ev, void *arg)
 {
 	EventsObject *x = arg;
+	int rc = model_on_record(ev, x->model);
 
-	model_on_record(ev, x->model);
-	return x->sink.error ? STOP : 0;
+	return x->sink.error ? STOP : rc;
 }
 
 static int
@@ -386,6 +394,45 @@ ev_warn(const dtc_error *err, void *arg)
 		return STOP;
 	}
 	return 0;
+}
+
+/* A message cut at maxmsgsize (the emitter reports it once per
+ * statement): a DecodeError among the others. */
+static void
+ev_report(const dtc_error *err, void *arg)
+{
+	EventsObject *x = arg;
+
+	if (ext_note_error(x->errors, err, x->mode == MODE_WARN) != 0)
+		x->sink.error = 1;
+}
+
+/*
+ * The model stopped the capture (dtrace's "processing aborted": a record
+ * it cannot render): where, from dtc_consume, and why, from the model's
+ * last line on its error stream, as one DecodeError.
+ */
+static int
+ev_aborted(EventsObject *x, dtc_error *where)
+{
+	const char *why = "processing aborted", *p, *line;
+
+	if (x->errfp != NULL && fflush(x->errfp) == 0 && x->errlen > 0) {
+		if (x->errtext[x->errlen - 1] == '\n')
+			x->errtext[x->errlen - 1] = '\0';
+		line = (p = strrchr(x->errtext, '\n')) != NULL ? p + 1 :
+		    x->errtext;
+		if (strncmp(line, "dtrace: ", 8) == 0)
+			line += 8;
+		why = line;
+	}
+	where->code = strstr(why, "out of memory") != NULL ? DTC_E_NOMEM :
+	    DTC_E_DMISMATCH;
+	/* the words of dt2json's line (cmd/decode.c, report_stop) */
+	snprintf(where->text, sizeof(where->text), "%s; %s", why,
+	    where->cpu >= 0 ? "nothing after this record is decoded" :
+	    "the decoding stopped after this item");
+	return ext_note_error(x->errors, where, x->mode == MODE_WARN);
 }
 
 static const dtc_handler ev_handler = {
@@ -439,6 +486,14 @@ Events_init(EventsObject *self, PyObject *args, PyObject *kw)
 	po = pyout_new(&self->sink);
 	oo = pyout_new(&self->sink);
 	memset(&eo, 0, sizeof(eo));
+	if ((self->errfp = open_memstream(&self->errtext, &self->errlen)) ==
+	    NULL) {
+		PyErr_NoMemory();
+		return -1;
+	}
+	eo.err = self->errfp;
+	eo.report = ev_report;
+	eo.report_arg = self;
 	/* model_create frees the builders when it fails */
 	if ((self->model = model_create(&eo, po, oo)) == NULL) {
 		PyErr_NoMemory();
@@ -477,6 +532,9 @@ Events_dealloc(EventsObject *self)
 		model_destroy(self->model);
 	dtc_close(self->r);
 	ext_source_free(&self->src);
+	if (self->errfp != NULL)
+		fclose(self->errfp);
+	free(self->errtext);
 	Py_XDECREF(self->sink.lines);
 	Py_XDECREF(self->errors);
 	Py_TYPE(self)->tp_free((PyObject *)self);
@@ -494,11 +552,15 @@ fill(EventsObject *self)
 		return -1;
 	self->pos = 0;
 	while (!self->done && PyList_GET_SIZE(self->sink.lines) == 0) {
-		rc = dtc_consume(self->r, &ev_handler, self, NULL);
+		dtc_error where;
+
+		rc = dtc_consume(self->r, &ev_handler, self, &where);
 		if (self->sink.error)
 			return -1;
+		if (rc == DTC_EMIT_ABORT && ev_aborted(self, &where) != 0)
+			return -1;
 		if (rc != STOP)
-			self->done = 1;   /* DTC_OK: the end; or fatal */
+			self->done = 1;   /* DTC_OK: the end; fatal; aborted */
 	}
 	return 0;
 }
@@ -512,6 +574,12 @@ release(EventsObject *self)
 	dtc_close(self->r);
 	self->r = NULL;
 	ext_source_free(&self->src);
+	if (self->errfp != NULL)
+		fclose(self->errfp);
+	self->errfp = NULL;
+	free(self->errtext);
+	self->errtext = NULL;
+	self->errlen = 0;
 }
 
 static PyObject *
