@@ -7,7 +7,9 @@
  * values.  The input:
  *
  *   byte 0     bit 0 illumos rules, bit 1 the other byte order, bit 2
- *              printa (else printf), bit 3 big-endian reader (symbols)
+ *              printa (else printf), bit 3 big-endian reader (symbols),
+ *              bits 4-6 the maxmsgsize cap (caps[] below): a message
+ *              longer than its cap must come out cut to exactly it
  *   byte 1-2   format length (little-endian, at most the bytes left)
  *   ...        the format bytes
  *   then       argument records, each: action index, size index, one
@@ -86,8 +88,19 @@ capture(size_t *len, int big)
 	return (uint8_t *)buf;
 }
 
+/* maxmsgsize: the default, small caps that cut inside conversions, none */
+static const char *const caps[8] = {
+	"4m", "1", "7", "64", "1000", "4096", "0", "65536",
+};
+
+static size_t
+cap_bytes(const char *c)
+{
+	return strcmp(c, "4m") == 0 ? (size_t)4 << 20 : (size_t)atol(c);
+}
+
 static const dtc_reader *
-reader(int big)
+reader(int big, const char *maxmsg)
 {
 	static uint8_t *cap[2];
 	static size_t caplen[2];
@@ -96,17 +109,28 @@ reader(int big)
 	dtc_error err;
 	int rc;
 
-	if (r[big] != NULL)
-		return r[big];
-	cap[big] = capture(&caplen[big], big);
-	if ((r[big] = dtc_open_memory(cap[big], caplen[big], "fuzz", 0,
-	    NULL)) == NULL)
+	if (r[big] == NULL) {
+		cap[big] = capture(&caplen[big], big);
+		if ((r[big] = dtc_open_memory(cap[big], caplen[big], "fuzz", 0,
+		    NULL)) == NULL)
+			abort();
+		do {
+			dtc_error_clear(&err);
+			rc = dtc_next(r[big], &ev, &err);
+		} while (rc != DTC_EOF && rc != DTC_FATAL);
+	}
+	if (dtc_set_option(r[big], "maxmsgsize", maxmsg, NULL) != DTC_OK)
 		abort();
-	do {
-		dtc_error_clear(&err);
-		rc = dtc_next(r[big], &ev, &err);
-	} while (rc != DTC_EOF && rc != DTC_FATAL);
 	return r[big];
+}
+
+/* The cap holds, and a message cut at it is exactly the cap long. */
+static void
+check_cap(const dtc_buf *b, int rc, const dtc_error *err, size_t limit)
+{
+	if (limit > 0 && (b->len > limit || (rc == DTC_WARN &&
+	    err->code == DTC_E_LIMIT && b->len != limit)))
+		abort();
 }
 
 int
@@ -123,7 +147,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dtc_aggrow row;
 	dtc_aggprint ap;
 	dtc_buf b;
-	size_t pos, flen;
+	size_t pos, flen, limit;
 	uint32_t n = 0, nav = 0, nb = 0, i;
 	int swap, rc;
 
@@ -143,7 +167,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (dtcp_format_nrecs(f) == 0)
 		abort();
 	(void)dtc_format_string(f);
-	r = reader((data[0] >> 3) & 1);
+	r = reader((data[0] >> 3) & 1, caps[(data[0] >> 4) & 7]);
+	limit = cap_bytes(caps[(data[0] >> 4) & 7]);
 	swap = (data[0] >> 1) & 1;
 	pos = 3 + flen;
 
@@ -212,6 +237,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ap.nrows = 1;
 		ap.rows = &row;
 		rc = dtc_printa_render(r, &ap, &row, &b, &err);
+		check_cap(&b, rc, &err, limit);
 		for (i = 0; i < nav; i++) {
 			dtc_buf_reset(&b);
 			(void)dtc_hist_render(r, &av[i], &b);
@@ -225,6 +251,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pv.args = vals;
 		pv.swapped = swap;
 		rc = dtc_printf_render(r, &pv, &b, &err);
+		check_cap(&b, rc, &err, limit);
 	}
 	if (rc != DTC_OK && err.code == DTC_E_NONE)
 		abort();
