@@ -46,12 +46,6 @@
 
 #include "dtc_private.h"
 
-/* The container format version this reader implements (see dtsnap(5)). */
-#ifndef DTCP_FORMAT_MAJOR
-#define DTCP_FORMAT_MAJOR 1
-#define DTCP_FORMAT_MINOR 0
-#endif
-
 #define READ_CHUNK  ((size_t)64 * 1024)
 #define KIND_MAX    32
 /* What plausible() may look at: a 9-byte map head, "t", a kind's text. */

@@ -102,9 +102,9 @@ dtcp_host_big(void)
 /* container.c: the CBOR-sequence container                            */
 /* ------------------------------------------------------------------ */
 
-/* The container version this code reads and writes (dtsnap(5)). */
+/* The container's major version (dtsnap(5)): a reader refuses any other;
+ * minor versions only add, so every 1.x is read.  writer.c writes 1.3. */
 #define DTCP_FORMAT_MAJOR 1
-#define DTCP_FORMAT_MINOR 0
 
 enum dtcp_ntype {
 	DTCP_N_UINT = 1,   /* u */

@@ -546,6 +546,8 @@ typedef struct dtc_handler {
 	int (*end)(const dtc_event *ev, void *arg);
 	int (*warn)(const dtc_error *err, void *arg);
 } dtc_handler;
+/* When a callback stops it, err says where (code DTC_E_NONE: the record
+ * of the event, or the last item read) in place of the first warning. */
 int dtc_consume_sized(dtc_reader *r, const dtc_handler *h, size_t hsize,
     void *arg, dtc_error *err);
 int (dtc_consume)(dtc_reader *r, const dtc_handler *h, void *arg,
@@ -763,8 +765,9 @@ typedef struct dtc_writer_header {
 	const char *os, *release, *host, *producer;
 	uint32_t ncpu;
 	uint32_t dt_act_base;
-	/* NULL or "legacy": illumos/FreeBSD buffers (container 1.0);
-	 * "dtrace-v2": DTrace for Linux (dtrace-utils) items, container 1.1 */
+	/* NULL or "legacy": illumos/FreeBSD buffers; "dtrace-v2": DTrace
+	 * for Linux (dtrace-utils) items.  Both are written as container
+	 * 1.3 (every item numbered: dtsnap(5)) */
 	const char *flavor;
 } dtc_writer_header;
 
