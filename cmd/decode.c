@@ -636,10 +636,11 @@ output_is_input(cli *c, const char *outpath, char **files, int nfiles)
 		rc = in_stdin ? fstat(0, &is) : stat(files[i], &is);
 		if (rc == 0 && is.st_dev == os.st_dev &&
 		    is.st_ino == os.st_ino) {
-			fprintf(stderr, "%s: cannot write %s: it is the input "
-			    "file %s\n", c->progname, outpath != NULL ?
-			    outpath : "standard output", in_stdin ?
-			    "standard input" : files[i]);
+			/* cli_note: file names are escaped as every message's
+			 * capture text is; the caller exits 2 */
+			cli_note(c, "cannot write %s: it is the input file %s",
+			    outpath != NULL ? outpath : "standard output",
+			    in_stdin ? "standard input" : files[i]);
 			return -1;
 		}
 	}
@@ -788,8 +789,8 @@ decode_main(int argc, char **argv, const char *deffmt)
 		cli_usage_error(&c, "--folded-key goes with -f folded");
 	if (em == &dtc_fmt_cbor && outpath == NULL && isatty(1)) {
 		/* binary on a terminal garbles it; one line, not the help */
-		fprintf(stderr, "%s: not writing CBOR to a terminal: use -o "
-		    "FILE or redirect standard output\n", c.progname);
+		cli_note(&c, "not writing CBOR to a terminal: use -o FILE or "
+		    "redirect standard output");
 		free(opts);
 		free(sels);
 		return CLI_EXIT_USAGE;

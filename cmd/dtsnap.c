@@ -329,6 +329,21 @@ static const char dump_usage[] =
 "there were any.\n";
 
 /* A scalar or text node as text, for the generic fields. */
+/* A key or kind as it is, control bytes as \xNN (capture text: it must
+ * not drive the terminal dump writes to). */
+static void
+put_bare(FILE *f, const uint8_t *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (p[i] < 0x20 || p[i] == 0x7f)
+			fprintf(f, "\\x%02x", p[i]);
+		else
+			fputc(p[i], f);
+	}
+}
+
 static void
 put_node(FILE *f, const dtcp_node *n)
 {
@@ -388,8 +403,7 @@ put_node(FILE *f, const dtcp_node *n)
 				    "=" : ", ", f);
 			if (n->type == DTCP_N_MAP && k % 2 == 0 &&
 			    c->type == DTCP_N_TEXT)
-				fprintf(f, "%.*s", (int)c->len,
-				    (const char *)c->ptr);
+				put_bare(f, c->ptr, c->len);
 			else
 				put_node(f, c);
 		}
@@ -417,7 +431,7 @@ put_fields(FILE *f, const dtcp_node *map)
 		fputs(first ? " " : ", ", f);
 		first = 0;
 		if (k->type == DTCP_N_TEXT)
-			fprintf(f, "%.*s", (int)k->len, (const char *)k->ptr);
+			put_bare(f, k->ptr, k->len);
 		else
 			put_node(f, k);
 		fputc('=', f);
@@ -581,8 +595,8 @@ dump_item(snap *s, FILE *f, int all)
 	const dtc_eprobedesc *ep;
 	const dtc_aggdesc *ad;
 
-	fprintf(f, "item %lld, offset %zu: %s", s->item.index, s->item.offset,
-	    s->item.kind);
+	fprintf(f, "item %lld, offset %zu: ", s->item.index, s->item.offset);
+	put_bare(f, (const uint8_t *)s->item.kind, strlen(s->item.kind));
 	put_fields(f, map);
 	fputc('\n', f);
 	if (strcmp(s->item.kind, "eprobe") == 0 &&

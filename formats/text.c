@@ -1382,7 +1382,7 @@ static void
 notice_request(text_state *st, const dtc_value *v)
 {
 	const char *what;
-	size_t n = st->buf.len;
+	size_t n = st->buf.len, i;
 
 	if (v->action == DTC_ACT_SYSTEM) {
 		what = "dtconsume: system() not executed: ";
@@ -1395,7 +1395,16 @@ notice_request(text_state *st, const dtc_value *v)
 	}
 	errsync(st);
 	fputs(what, st->err);
-	fwrite(st->buf.s != NULL ? st->buf.s : "", 1, n, st->err);
+	/* one message, one line: a newline inside the command would start
+	 * a line that looks like a message of its own (the programs' error
+	 * stream escapes every other control byte, and keeps newlines, which
+	 * end messages) */
+	for (i = 0; i < n; i++) {
+		if (st->buf.s[i] == '\n' && i + 1 < n)
+			fputs("\\x0a", st->err);
+		else
+			putc(st->buf.s[i], st->err);
+	}
 	if (n == 0 || st->buf.s[n - 1] != '\n')
 		putc('\n', st->err);
 }

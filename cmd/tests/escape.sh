@@ -164,6 +164,21 @@ check "dtsnap: an unknown command with a title sequence" "$work/err" 2 \
 check "dtsnap info: a file name with ESC" "$work/err" 1 \
     "dtsnap: $work/no$CLEAR""such: cannot open"
 
+# --- dtsnap dump: keys, kinds and values of hostile items on stdout ----
+for c in esc-option-name esc-system esc-probe-name; do
+	"$DTSNAP" dump "$bad/$c/input.dtsnap" >"$work/out" 2>/dev/null
+	why=$(unsafe "$work/out")
+	if [ -z "$why" ] && [ -s "$work/out" ]; then
+		ok "dtsnap dump $c: nothing a terminal would obey"
+	else
+		not_ok "dtsnap dump $c: nothing a terminal would obey" "$why"
+	fi
+done
+"$DTSNAP" dump "$bad/esc-option-name/input.dtsnap" 2>/dev/null |
+    grep -qF "options={quiet=\"set\", $OPTNAME=\"\\x7f\"}" &&
+    ok "dtsnap dump: an option name's control bytes as \\xNN" ||
+    not_ok "dtsnap dump: an option name's control bytes as \\xNN"
+
 # --- on a terminal, with the progress line ----------------------------
 if command -v script >/dev/null 2>&1 && script -qec true /dev/null \
     >/dev/null 2>&1; then

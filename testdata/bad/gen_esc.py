@@ -116,6 +116,25 @@ def c_system(b):
     return layout(b.items)[0], err, out, 0
 
 
+@case("esc-system-newline", "a clause on CPU 0 in pass 1 runs system() "
+      "with a command of two lines, the second made to look like a message "
+      "of dtconsume's: the notice stays one line (the inner newline as "
+      "\\x0a), the command's final newline ends it")
+def c_system_newline(b):
+    # profile:::tick-1s { system("echo a\ndtconsume: forged\n"); }: the
+    # system() record is the 8-byte 0 of an empty argument list at 16
+    # (8-aligned after the 12-byte header); 24 bytes in all
+    cmd = "echo a\ndtconsume: input.dtsnap: forged line\n"
+    add_probe(b, 5, "profile", "", "tick-1s", 5, 24,
+              [rec(ACT_SYSTEM, 8, 16, fmt=5, uarg=1)], fmts=((5, cmd),))
+    d = b.items[b.i("buf1.0")]["data"]
+    r = rechdr(5, 105) + b"\0" * 4 + struct.pack("<q", 0)
+    set_buf(b, "buf1.0", d[:16] + r + d[16:])
+    err = ("dtconsume: system() not executed: echo a"
+           r"\x0a" + "dtconsume: input.dtsnap: forged line\n")
+    return layout(b.items)[0], err, b.stdout(), 0
+
+
 @case("esc-probe-name", "the ERROR enabling reports a fault in a clause "
       "of a probe whose function and name hold ESC [2J, BEL and CR: "
       "dtrace's error line names it escaped")
