@@ -2921,6 +2921,19 @@ stopped_at(const dtc_reader *r, const dtc_event *ev, dtc_error *err)
 		    "stopped by the handler after this item");
 }
 
+void
+dtcp_reader_where(const dtc_reader *r, dtc_error *err)
+{
+	/* between record sets rb is the last buffer read, not where the
+	 * reader is (an aggregation printed at the end) */
+	if (err == NULL || r->rb == NULL ||
+	    (r->state != S_RECORDS && r->state != S_RECORD_END))
+		return;
+	err->item = r->rb->item;
+	err->cpu = r->rb->cpu;
+	err->offset = (long long)(r->rb->file_offset + r->rec.raw_offset);
+}
+
 /*
  * The same events as dtc_next, pushed.  At the end, DTC_WARN when
  * anything was skipped (a warning was delivered) or the capture was cut

@@ -640,6 +640,10 @@ void dtcp_agg_foreach(const dtcp_aggstate *a, dtcp_agg_visit_f *visit,
 struct dtc_reader;
 /* Accessors other library files use */
 const dtcp_meta *dtcp_reader_meta(const dtc_reader *r);
+/* Where the reader is, into err's item, cpu and offset: the record being
+ * delivered (what a message about rendering it names); left alone
+ * between record sets. */
+void dtcp_reader_where(const dtc_reader *r, dtc_error *err);
 const dtcp_options *dtcp_reader_options(const dtc_reader *r);
 int dtcp_reader_swap(const dtc_reader *r);     /* capture byte order != host */
 int dtcp_reader_illumos(const dtc_reader *r);  /* illumos rules */

@@ -2655,6 +2655,8 @@ render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
 	dtcp_error_set(err, DTC_E_LIMIT, r != NULL ? dtc_reader_source(r) :
 	    NULL, -1, -1, -1, "%s message cut at %zu bytes (maxmsgsize)", what,
 	    cap);
+	if (r != NULL && err != NULL && err->code == DTC_E_LIMIT)
+		dtcp_reader_where(r, err);    /* the record being printed */
 	return DTC_WARN;
 }
 

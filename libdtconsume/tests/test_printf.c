@@ -68,6 +68,14 @@ dtcp_reader_meta(const dtc_reader *r)
 	return &r->meta;
 }
 
+/* the fake reader reads no buffer: nowhere to name */
+void
+dtcp_reader_where(const dtc_reader *r, dtc_error *err)
+{
+	(void)r;
+	(void)err;
+}
+
 /* the file a message cut at the cap names */
 const char *
 dtc_reader_source(const dtc_reader *r)
