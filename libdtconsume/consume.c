@@ -183,6 +183,9 @@ struct dtc_reader {
 	int rec_quiet, rec_flow;
 
 	/* drop events queued between records (principal drops, status) */
+	/* a header value of the wrong type, read past: the warning follows
+	 * the BEGIN event (the header is decoded, and BEGIN must come) */
+	dtc_error hdr_warn;
 	struct qdrop dq[16];
 	size_t ndq, dqi;
 	/* DTrace v2: the aggsnap waiting for its pass, as legacy entries */
@@ -2704,6 +2707,12 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 	if (r->dead)
 		return r->last_rc;
 	for (;;) {
+		if (r->hdr_warn.code != DTC_E_NONE && r->state != S_HEADER) {
+			if (err != NULL)
+				*err = r->hdr_warn;
+			r->hdr_warn.code = DTC_E_NONE;
+			return DTC_WARN;
+		}
 		if (r->ndq != 0 && drop_event(r)) {
 			*evp = &r->ev;
 			return DTC_OK;
@@ -2723,6 +2732,10 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			r->last_offset = it.offset;
 			if ((rc = read_header(r, &it, err)) != DTC_OK)
 				return finish(r, rc);
+			if (err != NULL && err->code != DTC_E_NONE) {
+				r->hdr_warn = *err;
+				dtc_error_clear(err);
+			}
 			if (r->sel != NULL && r->hdr.v2 &&
 			    dtcp_select_has_time(r->sel)) {
 				dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1,

@@ -9,6 +9,7 @@ cmd/tests/bad.sh compares) and are built on gen.py's base capture, with
 every message and offset derived here from the encoding:
 
   diag-cpu-ge-ncpu       buffers of a CPU the header does not have
+  diag-header-ncpu-text  a header value of the wrong type
   diag-after-end         items after the end item (several), and
   diag-after-end-one     a second end item (one)
   diag-buf-twice         two buf items of one CPU in one pass
@@ -70,6 +71,19 @@ def c_cpu_ge_ncpu(b):
                    "says the host has 1 cpu: dtrace writes no buffer for "
                    "it; decoded all the same" % b.items[i]["t"])
     return layout(b.items)[0], err, b.stdout(), 1
+
+@case("diag-header-ncpu-text", "the header's ncpu is the text \"2\": "
+      "the warning follows the header (it used to be lost: the header "
+      "was decoded and BEGIN delivered); the rest decodes as before")
+def c_header_ncpu_text(b):
+    with_item(b, "header", ncpu="2")
+    data, offs = layout(b.items)
+    # the value of "ncpu": after the key's 5 bytes (0x64 "ncpu") in item 0
+    at = offs[0] + data[offs[0]:].index(b"\x64ncpu") + 5
+    err = msg(0, None, at, "key 'ncpu' of dtsnap item 0 is text, not an "
+              "unsigned integer")
+    return data, err, b.stdout(), 1
+
 
 @case("diag-after-end", "the end item comes before pass 2 (its status, "
       "aggregation buffer and two buffers): one warning names the first "
