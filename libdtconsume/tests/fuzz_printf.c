@@ -88,15 +88,22 @@ capture(size_t *len, int big)
 	return (uint8_t *)buf;
 }
 
-/* maxmsgsize: the default, small caps that cut inside conversions, none */
+/*
+ * maxmsgsize: the default, small caps that cut inside conversions, a
+ * large one.  Not 0 (no cap): a width of 2^31 from the input is then
+ * 2 GiB of output, as the user who lifted the cap asked, and the
+ * fuzzer's memory limit would call that a finding.
+ */
 static const char *const caps[8] = {
-	"4m", "1", "7", "64", "1000", "4096", "0", "65536",
+	"4m", "1", "7", "64", "1000", "4096", "16m", "65536",
 };
 
 static size_t
 cap_bytes(const char *c)
 {
-	return strcmp(c, "4m") == 0 ? (size_t)4 << 20 : (size_t)atol(c);
+	size_t n = (size_t)atol(c);
+
+	return strchr(c, 'm') != NULL ? n << 20 : n;
 }
 
 static const dtc_reader *
