@@ -39,6 +39,12 @@ live_prereqs() {
 		mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null ||
 			skip "tracefs is not mounted on /sys/kernel/tracing and cannot be"
 	fi
+	# dtrace-utils writes its uprobes (BEGIN, END, pid) through
+	# /sys/kernel/debug/tracing: debugfs, which mounts tracefs there
+	if [ ! -e /sys/kernel/debug/tracing/uprobe_events ]; then
+		mount -t debugfs nodev /sys/kernel/debug 2>/dev/null ||
+			skip "debugfs is not mounted on /sys/kernel/debug and cannot be"
+	fi
 	if ! timeout -k 10 -s INT 60 "$DTSNAP" record --tee - \
 	    -o "$work/probe.dtsnap" -n 'BEGIN { exit(0); }' \
 	    >"$work/probe.out" 2>"$work/probe.err" </dev/null ||

@@ -32,6 +32,16 @@ fi
 if "$DTSNAP" record --help 2>&1 | grep -q 'built without libdtrace'; then
 	skip "dtsnap built without libdtrace"
 fi
+# dtrace-utils writes its uprobes (BEGIN, END) through debugfs's tracing
+[ -e /sys/kernel/debug/tracing/uprobe_events ] ||
+    mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
+# when nothing can be traced, dtrace and the recorder fail alike and every
+# comparison below would hold without showing anything: say so instead
+if ! probe=$(timeout -k 10 -s INT 60 "$DTRACE" -q \
+    -n 'BEGIN { trace("ok"); exit(0); }' 2>&1) || [ "$probe" != "ok" ]; then
+	skip "dtrace(1) cannot trace here: $(printf '%s\n' "$probe" |
+	    grep 'dtrace:' | tail -n 1)"
+fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record_tee.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
