@@ -2592,6 +2592,7 @@ render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
 {
 	uint32_t i, rec = 0, curagg = 0;
 	size_t start = out->len, cap = msg_cap(r), lim;
+	int rv;
 
 	lim = cap == 0 || cap > SIZE_MAX - 2 - start ? SIZE_MAX :
 	    start + cap + 1;
@@ -2599,43 +2600,55 @@ render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
 		const struct pfpiece *p = &f->pieces[i];
 		struct pfspec sp;
 		struct pfarg a;
-		int width = p->width, prec = p->prec, dynwidth = 0, rv;
+		int width = p->width, prec = p->prec, dynwidth = 0;
 
-		if (append_lim(out, f->str + p->prefix, p->preflen, lim) != 0)
-			return nomem(err);
+		if (append_lim(out, f->str + p->prefix, p->preflen, lim) != 0) {
+			rv = nomem(err);
+			goto fail;
+		}
 		if (p->print == PR_NONE)
 			continue;
 		if (p->print == PR_PCT) {
-			if (append_lim(out, "%", 1, lim) != 0)
-				return nomem(err);
+			if (append_lim(out, "%", 1, lim) != 0) {
+				rv = nomem(err);
+				goto fail;
+			}
 			continue;
 		}
 		if (out->len >= lim)
 			break;
 		if (p->flags & PF_DYNWIDTH) {
-			if (rec >= nargs)
-				return mismatch(err);
+			if (rec >= nargs) {
+				rv = mismatch(err);
+				goto fail;
+			}
 			if ((rv = arg_getint(&args[rec++], &width, err)) != 0)
-				return rv;
+				goto fail;
 			dynwidth = width;
 		}
 		if (p->flags & PF_DYNPREC) {
-			if (rec >= nargs)
-				return mismatch(err);
+			if (rec >= nargs) {
+				rv = mismatch(err);
+				goto fail;
+			}
 			if ((rv = arg_getint(&args[rec++], &prec, err)) != 0)
-				return rv;
+				goto fail;
 		}
 		if (p->flags & PF_AGG) {
 			/* the k-th %@ takes the k-th aggregation, and the
 			 * last one again past the end */
-			if (vals == NULL || nvals == 0)
-				return mismatch(err);
+			if (vals == NULL || nvals == 0) {
+				rv = mismatch(err);
+				goto fail;
+			}
 			arg_from_aggval(&a, r, &vals[curagg]);
 			if (curagg < nvals - 1)
 				curagg++;
 		} else {
-			if (rec >= nargs)
-				return mismatch(err);
+			if (rec >= nargs) {
+				rv = mismatch(err);
+				goto fail;
+			}
 			arg_from_value(&a, &args[rec++]);
 		}
 
@@ -2646,7 +2659,7 @@ render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
 		sp.lim = lim;
 
 		if ((rv = print_one(r, f, p, &sp, dynwidth, &a, out, err)) != 0)
-			return rv;
+			goto fail;
 	}
 	if (out->len < lim)
 		return DTC_OK;
@@ -2658,6 +2671,12 @@ render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
 	if (r != NULL && err != NULL && err->code == DTC_E_LIMIT)
 		dtcp_reader_where(r, err);    /* the record being printed */
 	return DTC_WARN;
+fail:
+	/* what was printed before the error stays, as libdtrace's does,
+	 * but no more than the cap (a histogram's %@ is printed whole) */
+	if (cap != 0 && out->len > start + cap)
+		cut_to(out, start + cap);
+	return rv;
 }
 
 /* The name of a printf-family action, for messages. */
