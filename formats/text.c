@@ -150,6 +150,8 @@ oput_slow(text_state *st, const void *p, size_t n)
 static inline void
 oput(text_state *st, const void *p, size_t n)
 {
+	if (n == 0)         /* an empty message may have no buffer at all */
+		return;
 	if (n > OBUF_SIZE - st->olen) {
 		oput_slow(st, p, n);
 		return;
