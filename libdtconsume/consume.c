@@ -3025,6 +3025,9 @@ dtc_consume_sized(dtc_reader *r, const dtc_handler *h, size_t hsize,
 	if (h != NULL && hsize >= sizeof(whole))
 		return consume(r, h, arg, err);
 	memset(&whole, 0, sizeof(whole));
+	/* whole callbacks only: a size between two is not a handler's, and
+	 * half a pointer would be called */
+	hsize -= hsize % sizeof(whole.begin);
 	if (h != NULL)     /* NULL: no callbacks, decode for the status */
 		memcpy(&whole, h, hsize);
 	return consume(r, &whole, arg, err);

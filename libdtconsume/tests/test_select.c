@@ -823,6 +823,18 @@ START_TEST(consume_handler_size)
 	dtc_close(r);
 	free(mem);
 
+	/* a size that is not a whole number of callbacks: end's half is
+	 * not taken for a callback */
+	mem_h.h.end = must_not_run;
+	r = capture(WITH_END, &mem);
+	n = 0;
+	ck_assert_int_eq(dtc_consume_sized(r, &mem_h.h,
+	    offsetof(dtc_handler, end) + sizeof(void *) / 2, &n, NULL),
+	    DTC_OK);
+	ck_assert_int_eq(n, 7);
+	dtc_close(r);
+	free(mem);
+
 	/* the whole first layout through the function, not the macro */
 	mem_h.h.end = NULL;
 	r = capture(WITH_END, &mem);
