@@ -2713,7 +2713,12 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			r->hdr_warn.code = DTC_E_NONE;
 			return DTC_WARN;
 		}
-		if (r->ndq != 0 && drop_event(r)) {
+		/* drops between record sets, never inside one: a temporal
+		 * pass learns of a buffer's end (and queues its drops) while
+		 * it hands out another buffer's record set; dtc_consume's
+		 * loop delivers them at the set's end too */
+		if (r->ndq != 0 && r->state != S_RECORDS &&
+		    r->state != S_RECORD_END && drop_event(r)) {
 			*evp = &r->ev;
 			return DTC_OK;
 		}
