@@ -301,14 +301,20 @@ def msg(item=None, cpu=None, offset=None, text=""):
 
 # ------------------------------------------------------------------ cases
 
+def case_registry(cases):
+    """A @case(name, about, base=None) decorator that adds each case to
+    cases as (name, about, fn, base): gen_diag.py and gen_esc.py keep
+    lists of their own."""
+    def case(name, about, base=None):
+        def deco(fn):
+            cases.append((name, about, fn, base))
+            return fn
+        return deco
+    return case
+
+
 CASES = []
-
-
-def case(name, about, base=None):
-    def deco(fn):
-        CASES.append((name, about, fn, base))
-        return fn
-    return deco
+case = case_registry(CASES)
 
 
 def with_item(b, which, **changes):
@@ -1954,33 +1960,40 @@ recs_key_case("v2-recs-drops", "CPU 0's pass-0 recs item has a key "
               "'drops' 3: ignored (v2 drops come as drop items)", drops=3)
 
 
-def main():
-    outdir = sys.argv[1] if len(sys.argv) > 1 else \
-        os.path.dirname(os.path.abspath(__file__))
+def write_cases(cases, outdir, prefix=""):
+    """Each case's directory under outdir (its name must start with
+    prefix): input.dtsnap, about, and the expected stderr, stdout and exit
+    (None: not derived, see the case's about; bad.sh then only checks that
+    the decoder does not crash)."""
     names = set()
-    for name, about, fn, base in CASES:
-        assert name not in names, name
+    for name, about, fn, base in cases:
+        assert name.startswith(prefix) and name not in names, name
         names.add(name)
-        b = (base or Base)()
-        data, err, out, status = fn(b)
+        data, err, out, status = fn((base or Base)())
         d = os.path.join(outdir, name)
         if os.path.isdir(d):
             shutil.rmtree(d)
         os.makedirs(d)
         with open(os.path.join(d, "input.dtsnap"), "wb") as f:
             f.write(data)
-        with open(os.path.join(d, "about"), "w") as f:
-            f.write(about + "\n")
-        # None: not derived here (see the case's about); bad.sh then only
-        # checks that the decoder does not crash
-        for fname, val in (("stderr", err), ("stdout", out),
+        for fname, val in (("about", about + "\n"), ("stderr", err),
+                           ("stdout", out),
                            ("exit", None if status is None else
                             "%d\n" % status)):
-            p = os.path.join(d, fname)
             if val is not None:
-                with open(p, "w") as f:
+                with open(os.path.join(d, fname), "w", encoding="utf-8",
+                          newline="") as f:
                     f.write(val)
-    print("%d cases" % len(CASES))
+    print("%d cases" % len(cases))
+
+
+def outdir_arg():
+    return sys.argv[1] if len(sys.argv) > 1 else \
+        os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    write_cases(CASES, outdir_arg())
 
 
 if __name__ == "__main__":

@@ -27,13 +27,13 @@ Run with /usr/bin/python3 (python3-cbor2); the output is deterministic.
 """
 
 import os
-import shutil
 import struct
 import sys
 
 # gen.py beside this file; no __pycache__ left in the corpus
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen  # noqa: E402
 from gen import (Base, item, layout, data_offset, msg, rechdr, with_item,  # noqa: E402
                  insert_before, r_read, rec, ACT_PRINTF, FMT_READ, PROG,
                  FILE)
@@ -42,12 +42,7 @@ MAXWARN = 100           # decode.c DECODE_MAXWARN: warnings of one kind shown
 ALLHOW = "dtsnap validate -a shows them all"
 
 CASES = []
-
-def case(name, about):
-    def deco(fn):
-        CASES.append((name, about, fn))
-        return fn
-    return deco
+case = gen.case_registry(CASES)
 
 def summary(n, kind):
     """The line that counts the warnings of a kind left out."""
@@ -196,26 +191,8 @@ def c_printf_mismatch(b):
     return layout(b.items)[0], err, b.text("buf1.0", 0), 1
 
 def main():
-    outdir = sys.argv[1] if len(sys.argv) > 1 else \
-        os.path.dirname(os.path.abspath(__file__))
-    names = set()
-    for name, about, fn in CASES:
-        assert name.startswith("diag-") and name not in names, name
-        names.add(name)
-        data, err, out, status = fn(Base())
-        d = os.path.join(outdir, name)
-        if os.path.isdir(d):
-            shutil.rmtree(d)
-        os.makedirs(d)
-        with open(os.path.join(d, "input.dtsnap"), "wb") as f:
-            f.write(data)
-        with open(os.path.join(d, "about"), "w") as f:
-            f.write(about + "\n")
-        for fname, val in (("stderr", err), ("stdout", out),
-                           ("exit", "%d\n" % status)):
-            with open(os.path.join(d, fname), "w") as f:
-                f.write(val)
-    print("%d cases" % len(CASES))
+    gen.write_cases(CASES, gen.outdir_arg(), "diag-")
+
 
 if __name__ == "__main__":
     main()

@@ -17,7 +17,6 @@ than restate it.  Run with /usr/bin/python3 (python3-cbor2):
 """
 
 import os
-import shutil
 import struct
 import sys
 
@@ -36,13 +35,7 @@ CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;owned\x07"
 
 CASES = []
-
-
-def case(name, about):
-    def deco(fn):
-        CASES.append((name, about, fn))
-        return fn
-    return deco
+case = gen.case_registry(CASES)
 
 
 @case("esc-option-name", "the options item names an option \"ESC [2J, "
@@ -162,23 +155,7 @@ def c_probe_name(b):
 
 
 def main():
-    outdir = sys.argv[1] if len(sys.argv) > 1 else \
-        os.path.dirname(os.path.abspath(__file__))
-    for name, about, fn in CASES:
-        assert name.startswith("esc-"), name
-        data, err, out, status = fn(Base())
-        d = os.path.join(outdir, name)
-        if os.path.isdir(d):
-            shutil.rmtree(d)
-        os.makedirs(d)
-        with open(os.path.join(d, "input.dtsnap"), "wb") as f:
-            f.write(data)
-        for fname, val in (("about", about + "\n"), ("stderr", err),
-                           ("stdout", out), ("exit", "%d\n" % status)):
-            with open(os.path.join(d, fname), "w", encoding="utf-8",
-                      newline="") as f:
-                f.write(val)
-    print("%d cases" % len(CASES))
+    gen.write_cases(CASES, gen.outdir_arg(), "esc-")
 
 
 if __name__ == "__main__":
