@@ -100,8 +100,9 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 "                      function, parameters and keys) and print them once,\n"
 "                      after the last file\n"
 "      --folded-key N[,N]...\n"
-"                      -f folded: the aggregation key components to keep\n"
-"                      as frames (1 is the first; default: all)\n"
+"                      -f folded, flamegraph, speedscope: the aggregation\n"
+"                      key components to keep as frames (1 is the first;\n"
+"                      default: all)\n"
 "      --libxo style   as -x oformat=style (FreeBSD dtrace)\n"
 "  -E, --exit-status   exit with the status the traced script gave exit()\n"
 "  -h, --help          show this help\n"
@@ -581,7 +582,8 @@ note_ineffective(cli *c, const struct opt *opts, size_t nopts)
 /*
  * The progress line: on a terminal (cli_progress_start checks standard
  * error), unless the output goes to that terminal as it is decoded (the
- * line would break into it): none and folded write only at the end.
+ * line would break into it): none, folded, flamegraph and speedscope
+ * write only at the end.
  * DTCONSUME_PROGRESS_AFTER (milliseconds, default 2000) is when it shows;
  * the tests set 0.
  */
@@ -593,7 +595,8 @@ start_progress(cli *c, const dtc_emitter *em, FILE *out)
 	char *end;
 
 	if (isatty(fileno(out)) && em != &dtc_fmt_null &&
-	    em != &dtc_fmt_folded)
+	    em != &dtc_fmt_folded && em != &dtc_fmt_flamegraph &&
+	    em != &dtc_fmt_speedscope)
 		return;
 	if (e != NULL && e[0] != '\0') {
 		errno = 0;
@@ -788,8 +791,10 @@ decode_main(int argc, char **argv, const char *deffmt)
 		cli_usage_error(&c, "no capture file given");
 	if ((em = dtc_emitter_find(fmt)) == NULL)
 		cli_usage_error(&c, "unknown output format '%s'", fmt);
-	if (have_fkeys && em != &dtc_fmt_folded)
-		cli_usage_error(&c, "--folded-key goes with -f folded");
+	if (have_fkeys && em != &dtc_fmt_folded && em != &dtc_fmt_flamegraph &&
+	    em != &dtc_fmt_speedscope)
+		cli_usage_error(&c, "--folded-key goes with -f folded, "
+		    "flamegraph or speedscope");
 	if (em == &dtc_fmt_cbor && outpath == NULL && isatty(1)) {
 		/* binary on a terminal garbles it; one line, not the help */
 		cli_note(&c, "not writing CBOR to a terminal: use -o FILE or "

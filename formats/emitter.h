@@ -4,8 +4,8 @@
  * An emitter is a sink: it gets the library's events through a dtc_handler
  * (the `arg` of each callback is the emitter's own state) and writes them.
  * Emitters never read the container; the reader never formats.
- * registry.c maps a name ("text", "json", "cbor", "folded", "none") to
- * one.
+ * registry.c maps a name ("text", "json", "cbor", "folded", "none",
+ * "flamegraph", ...) to one.
  */
 #ifndef DTC_EMITTER_H
 #define DTC_EMITTER_H
@@ -25,6 +25,10 @@ typedef struct dtc_emitter_opts {
 	uint64_t folded_keys; /* --folded-key: aggregation key positions the
 	                     * folded format keeps (bit 0: the first key);
 	                     * 0: every key */
+	int folded_kmark;   /* folded: a kernel frame's text ends in the byte
+	                     * 0x01 (formats/stackprof.h: the flame graph
+	                     * colours kernel frames by it); never set by
+	                     * -f folded itself */
 	/*
 	 * A problem of the emitter's own that leaves its output short of
 	 * dtrace's while decoding goes on (a message cut at maxmsgsize): the
@@ -139,6 +143,9 @@ extern const dtc_emitter dtc_fmt_json;
 extern const dtc_emitter dtc_fmt_cbor;
 extern const dtc_emitter dtc_fmt_json_freebsd;
 extern const dtc_emitter dtc_fmt_folded;
+extern const dtc_emitter dtc_fmt_flamegraph;
+extern const dtc_emitter dtc_fmt_speedscope;
+extern const dtc_emitter dtc_fmt_trace_event;
 extern const dtc_emitter dtc_fmt_null;
 
 #endif

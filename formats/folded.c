@@ -179,6 +179,8 @@ typedef struct folded_state {
 	uint64_t keys;           /* key positions kept (bit 0: the first);
 	                          * 0: all */
 	int merge_aggs;          /* count the merged printing, not printa */
+	int kmark;               /* mark kernel frames (opts folded_kmark) */
+	int kernel;              /* the frames being put are kernel frames */
 	unsigned capture;        /* counts BEGIN events */
 	ftable lines;            /* records (and merged printings) so far */
 	aggstate *aggs;          /* last printing by (capture, varid) */
@@ -230,6 +232,8 @@ put_frame(folded_state *st, const char *s, size_t n)
 		else if ((unsigned char)*c <= ' ' || *c == 0x7f)
 			*c = '_';
 	}
+	if (st->kernel && dtc_buf_append(&st->line, "\001", 1) != 0)
+		lost(st);
 }
 
 /* Stack frames come leaf first; they are kept here, then put into the
@@ -294,7 +298,9 @@ kernel_stack(folded_state *st, const dtc_reader *r, const dtc_value *v)
 		push_frame(st, st->sym.s, st->sym.len);
 		pccache_put(&st->ft, pc, st->sym.s, st->sym.len);
 	}
+	st->kernel = st->kmark;
 	flush_frames(st);
+	st->kernel = 0;
 	return 0;
 }
 
@@ -742,6 +748,7 @@ folded_create(const dtc_emitter_opts *o)
 	st->err = o->err;
 	st->keys = o->folded_keys;
 	st->merge_aggs = o->merge_aggs;
+	st->kmark = o->folded_kmark;
 	dtc_buf_init(&st->line);
 	dtc_buf_init(&st->frames);
 	dtc_buf_init(&st->sym);

@@ -11,6 +11,9 @@ static const dtc_emitter *const emitters[] = {
 	&dtc_fmt_cbor,
 	&dtc_fmt_json_freebsd,
 	&dtc_fmt_folded,
+	&dtc_fmt_flamegraph,
+	&dtc_fmt_speedscope,
+	&dtc_fmt_trace_event,
 	&dtc_fmt_null,
 	NULL
 };

@@ -79,7 +79,7 @@ usage "no file" dtconsume -q -- "dtconsume: no capture file given"
 usage "unknown format" dtconsume -f svg "$CAP" -- \
     "dtconsume: unknown output format 'svg'"
 usage "--folded-key without -f folded" dtconsume --folded-key 1 "$CAP" -- \
-    "dtconsume: --folded-key goes with -f folded"
+    "dtconsume: --folded-key goes with -f folded, flamegraph or speedscope"
 usage "--folded-key 0" dtconsume -f folded --folded-key 0 "$CAP" -- \
     "dtconsume: --folded-key 0: key positions are numbers from 1 to 64, separated by commas"
 usage "--folded-key 1,,2" dtconsume -f folded --folded-key 1,,2 "$CAP" -- \

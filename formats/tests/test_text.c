@@ -345,6 +345,9 @@ dtc_aggval_stddev(const dtc_aggval *v)
 const dtc_emitter dtc_fmt_json = { .name = "json" };
 const dtc_emitter dtc_fmt_cbor = { .name = "cbor" };
 const dtc_emitter dtc_fmt_json_freebsd = { .name = "json-freebsd" };
+const dtc_emitter dtc_fmt_flamegraph = { .name = "flamegraph" };
+const dtc_emitter dtc_fmt_speedscope = { .name = "speedscope" };
+const dtc_emitter dtc_fmt_trace_event = { .name = "trace-event" };
 
 /* ------------------------------------------------------------------ */
 /* Harness                                                             */

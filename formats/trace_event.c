@@ -1,0 +1,786 @@
+/*
+ * trace_event.c - the "trace-event" format: the Trace Event JSON of
+ * Chrome's tracing (its "JSON Object Format"), which Perfetto UI,
+ * chrome://tracing and speedscope open.
+ *
+ * What a capture becomes (dtconsume(1), TRACE EVENTS, says it to users):
+ *  - a process per capture (pid 1, 2, ... in the order of the files,
+ *    named after the file), a thread per CPU ("CPU n", tid n) and one
+ *    for what belongs to no CPU ("capture", tid CAPTURE_TID);
+ *  - each firing an event on its CPU's thread: an instant event named
+ *    after the probe, or after the message of its first printf(); a
+ *    firing of a probe named entry or return (or *-entry, *-return)
+ *    begins or ends a slice named after the probe's function (a return
+ *    whose entry is not the innermost open slice ends the slices opened
+ *    after it; one with no entry open is an instant event).  Its args are
+ *    the firing's dt2json line, whole: formats/model.c makes it (records,
+ *    values, stacks symbolized), so the values read the same in both;
+ *  - stacks (stack(), ustack(), jstack() records) also as a "samples"
+ *    entry pointing into "stackFrames" (root to leaf, frame texts as
+ *    dtrace prints them): speedscope builds its profile from those;
+ *  - drops and faults (ERROR) as global instant events (a line across
+ *    every track) named "drop" and "ERROR", their dt2json line as args;
+ *  - each aggregation printing (printa() or the end of the run) a counter
+ *    event per variable ("@name"), a series per row (the first
+ *    MAXSERIES rows, the rest summed as "(other rows)"): the value dtrace
+ *    prints (a histogram: its count), and an instant event on the
+ *    capture thread with the printing's dt2json line.
+ * Timestamps ("ts", microseconds): the record's own (legacy captures),
+ * as wall-clock time through the capture's clock item when it has one;
+ * DTrace v2 records carry none, so there the firings are placed 1 us
+ * apart in the order they were read ("otherData".clock says which).
+ *
+ * Streaming: events are written as they are decoded; only the stack
+ * frames (one per distinct path of a frame and its callers) and the
+ * captures' header lines are kept until the end, and the samples go
+ * through a temporary file, since JSON wants them after the events.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "emitter.h"
+#include "model.h"
+
+#define CAPTURE_TID 1000000
+#define MAXSERIES 32
+#define MAXOPEN 256         /* open slices kept per CPU */
+#define MAXNAME 80          /* bytes of a printf message as event name */
+
+/* A stack frame node: (parent, pc) -> id (index + 1). */
+typedef struct sfnode {
+	uint64_t pc;
+	uint32_t parent;         /* 0: root */
+	uint32_t text;           /* offset in st->ftext */
+} sfnode;
+
+typedef struct tecpu {
+	uint32_t capture;
+	int cpu;
+	char *open[MAXOPEN];     /* open slices' names */
+	int nopen;
+} tecpu;
+
+typedef struct te_state {
+	FILE *out, *err, *samples;
+	dtc_emitter_opts o;
+	void *model;
+	FILE *pf, *of;           /* model.c's lines land in pb, ob */
+	dtc_buf pb, ob;
+	int nevents;             /* events written (for the commas) */
+	int nsamples;
+	uint32_t capture;
+	int v2;                  /* records carry no timestamp */
+	int wall, hr;            /* a clock of each kind was used */
+	uint64_t seq;            /* v2: firings so far */
+	uint64_t last_ts;        /* ns of the last firing */
+	const dtc_reader *reader;
+	/* the firing in progress */
+	const dtc_event *pev;    /* the probe event (valid until probe_end) */
+	int pcpu;
+	uint64_t pts;
+	const char *pname;
+	int flow;                /* 1 entry, 2 return, 0 neither */
+	dtc_buf msg;             /* its first printf message */
+	int havemsg;
+	/* CPUs seen (thread names written) */
+	tecpu *cpus;
+	size_t ncpus;
+	/* stack frames */
+	sfnode *nodes;
+	size_t nn, capn;
+	uint32_t *slot;
+	size_t cap;
+	dtc_buf ftext, sym;
+	uint32_t *path;
+	size_t cappath;
+	dtc_buf headers;         /* header lines, ',' between them */
+	dtc_buf scratch;
+	int nomem;
+} te_state;
+
+static ssize_t
+buf_write(void *cookie, const char *p, size_t n)
+{
+	return dtc_buf_append(cookie, p, n) == 0 ? (ssize_t)n : -1;
+}
+
+static FILE *
+buf_file(dtc_buf *b)
+{
+	cookie_io_functions_t io = { .write = buf_write };
+
+	return fopencookie(b, "w", io);
+}
+
+static void
+jstr(FILE *fp, const char *s, size_t n)
+{
+	json_t *j = json_stringn_nocheck(s, n);
+	char *t;
+
+	if (j == NULL || (t = json_dumps(j, JSON_ENCODE_ANY)) == NULL) {
+		fputs("\"\"", fp);
+		json_decref(j);
+		return;
+	}
+	fputs(t, fp);
+	free(t);
+	json_decref(j);
+}
+
+/* ts in us with ns digits */
+static void
+put_ts(FILE *fp, uint64_t ns)
+{
+	fprintf(fp, "\"ts\":%" PRIu64 ".%03" PRIu64, ns / 1000, ns % 1000);
+}
+
+static void
+ev_begin(te_state *st)
+{
+	fputs(st->nevents++ ? ",\n{" : "\n{", st->out);
+}
+
+static tecpu *
+cpu_track(te_state *st, int cpu)
+{
+	tecpu *c;
+	size_t i;
+
+	for (i = 0; i < st->ncpus; i++)
+		if (st->cpus[i].capture == st->capture &&
+		    st->cpus[i].cpu == cpu)
+			return &st->cpus[i];
+	if ((c = realloc(st->cpus, (st->ncpus + 1) * sizeof(*c))) == NULL) {
+		st->nomem = 1;
+		return NULL;
+	}
+	st->cpus = c;
+	c = &st->cpus[st->ncpus++];
+	memset(c, 0, sizeof(*c));
+	c->capture = st->capture;
+	c->cpu = cpu;
+	ev_begin(st);
+	fprintf(st->out, "\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%"
+	    PRIu32 ",\"tid\":%d,\"args\":{\"name\":\"CPU %d\"}}",
+	    st->capture, cpu, cpu);
+	ev_begin(st);
+	fprintf(st->out, "\"ph\":\"M\",\"name\":\"thread_sort_index\","
+	    "\"pid\":%" PRIu32 ",\"tid\":%d,\"args\":{\"sort_index\":%d}}",
+	    st->capture, cpu, cpu);
+	return c;
+}
+
+/* The time of an event, in ns (see the comment at the top). */
+static uint64_t
+event_ns(te_state *st, const dtc_event *ev, int firing)
+{
+	uint64_t wall;
+
+	if (st->v2) {
+		if (firing)
+			st->seq++;
+		return st->seq * 1000;
+	}
+	if (ev->timestamp != 0 && firing)
+		st->last_ts = ev->timestamp;
+	if (dtc_reader_walltime(ev->reader, st->last_ts, &wall)) {
+		st->wall = 1;
+		return wall;
+	}
+	st->hr = 1;
+	return st->last_ts;
+}
+
+/* model.c's finished lines in b: their bytes as args of events made by
+ * fn, then b emptied */
+static void
+drain(te_state *st, FILE *f, dtc_buf *b,
+    void (*fn)(te_state *, const char *, size_t, const dtc_event *),
+    const dtc_event *ev)
+{
+	const char *p, *nl, *end;
+
+	fflush(f);
+	if (b->len == 0)
+		return;
+	p = b->s;
+	end = b->s + b->len;
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		if (fn != NULL)
+			fn(st, p, (size_t)(nl - p), ev);
+		p = nl + 1;
+	}
+	dtc_buf_reset(b);
+}
+
+static int
+starts(const char *line, size_t n, const char *type)
+{
+	char want[40];
+	int k = snprintf(want, sizeof(want), "{\"type\":\"%s\"", type);
+
+	return (size_t)k <= n && memcmp(line, want, (size_t)k) == 0;
+}
+
+/* A firing's line: an instant event, or a slice's beginning or end. */
+static void
+firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
+{
+	tecpu *c = cpu_track(st, st->pcpu);
+	const char *fn = ev->probe != NULL && ev->probe->function != NULL &&
+	    ev->probe->function[0] != '\0' ? ev->probe->function : st->pname;
+	int i, ph = 'i';
+
+	if (c == NULL)
+		return;
+	if (st->flow == 1 && c->nopen < MAXOPEN &&
+	    (c->open[c->nopen] = strdup(fn)) != NULL) {
+		c->nopen++;
+		ph = 'B';
+	} else if (st->flow == 2) {
+		for (i = c->nopen; i > 0 && strcmp(c->open[i - 1], fn) != 0;
+		    i--)
+			continue;
+		if (i > 0) {
+			/* slices opened after its entry end with it */
+			while (c->nopen > i) {
+				ev_begin(st);
+				fputs("\"ph\":\"E\",\"name\":", st->out);
+				c->nopen--;
+				jstr(st->out, c->open[c->nopen],
+				    strlen(c->open[c->nopen]));
+				free(c->open[c->nopen]);
+				fprintf(st->out, ",\"pid\":%" PRIu32 ",\"tid\":%d,",
+				    st->capture, st->pcpu);
+				put_ts(st->out, st->pts);
+				putc('}', st->out);
+			}
+			c->nopen--;
+			free(c->open[c->nopen]);
+			ph = 'E';
+		}
+	}
+	ev_begin(st);
+	fprintf(st->out, "\"ph\":\"%c\",", ph);
+	if (ph == 'i')
+		fputs("\"s\":\"t\",", st->out);
+	fputs("\"name\":", st->out);
+	if (ph != 'i')
+		jstr(st->out, fn, strlen(fn));
+	else if (st->havemsg)
+		jstr(st->out, st->msg.s, st->msg.len);
+	else
+		jstr(st->out, st->pname, strlen(st->pname));
+	fprintf(st->out, ",\"cat\":\"probe\",\"pid\":%" PRIu32 ",\"tid\":%d,",
+	    st->capture, st->pcpu);
+	put_ts(st->out, st->pts);
+	fputs(",\"args\":", st->out);
+	fwrite(line, 1, n, st->out);
+	putc('}', st->out);
+}
+
+/* Other lines: drops and faults across the tracks, the rest on the
+ * capture thread; headers kept for otherData. */
+static void
+other_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
+{
+	const char *name;
+	uint64_t ns;
+	int global = 0;
+
+	if (starts(line, n, "header")) {
+		if (st->headers.len > 0)
+			dtc_buf_append(&st->headers, ",", 1);
+		dtc_buf_append(&st->headers, line, n);
+		return;
+	}
+	if (starts(line, n, "drop")) {
+		name = "drop";
+		global = 1;
+	} else if (starts(line, n, "error")) {
+		name = "ERROR";
+		global = 1;
+	} else if (starts(line, n, "aggregation")) {
+		name = "aggregation";
+	} else if (starts(line, n, "notice")) {
+		name = "notice";
+	} else if (starts(line, n, "end")) {
+		name = "end";
+	} else {
+		name = "event";
+	}
+	ns = ev->type == DTC_EV_RECORD ? st->pts : event_ns(st, ev, 0);
+	ev_begin(st);
+	fprintf(st->out, "\"ph\":\"i\",\"s\":\"%c\",\"name\":\"%s\","
+	    "\"cat\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%d,", global ? 'g' : 't',
+	    name, name, st->capture, CAPTURE_TID);
+	put_ts(st->out, ns);
+	fputs(",\"args\":", st->out);
+	fwrite(line, 1, n, st->out);
+	putc('}', st->out);
+}
+
+/* ------------------------------------------------------------------ */
+/* Stacks as samples                                                   */
+/* ------------------------------------------------------------------ */
+
+static uint64_t
+node_hash(uint32_t parent, uint64_t pc)
+{
+	return (pc ^ ((uint64_t)parent << 40) ^ parent) * 0x9e3779b97f4a7c15ULL;
+}
+
+/* The id of frame pc under parent (its text made by the caller into
+ * st->sym when new: *isnew); 0 without memory. */
+static uint32_t
+node(te_state *st, uint32_t parent, uint64_t pc, int *isnew)
+{
+	size_t j, i;
+	uint32_t *ns;
+
+	*isnew = 0;
+	if (2 * (st->nn + 1) > st->cap) {
+		size_t ncap = st->cap ? st->cap * 2 : 4096;
+
+		if ((ns = calloc(ncap, sizeof(*ns))) == NULL)
+			return 0;
+		for (i = 0; i < st->nn; i++) {
+			j = node_hash(st->nodes[i].parent, st->nodes[i].pc) >> 20 &
+			    (ncap - 1);
+			while (ns[j] != 0)
+				j = (j + 1) & (ncap - 1);
+			ns[j] = (uint32_t)i + 1;
+		}
+		free(st->slot);
+		st->slot = ns;
+		st->cap = ncap;
+	}
+	for (j = node_hash(parent, pc) >> 20 & (st->cap - 1); st->slot[j] != 0;
+	    j = (j + 1) & (st->cap - 1)) {
+		const sfnode *o = &st->nodes[st->slot[j] - 1];
+
+		if (o->pc == pc && o->parent == parent)
+			return st->slot[j];
+	}
+	if (st->nn == st->capn) {
+		size_t ncap = st->capn ? st->capn * 2 : 4096;
+		sfnode *nv = realloc(st->nodes, ncap * sizeof(*nv));
+
+		if (nv == NULL)
+			return 0;
+		st->nodes = nv;
+		st->capn = ncap;
+	}
+	st->nodes[st->nn].pc = pc;
+	st->nodes[st->nn].parent = parent;
+	st->nodes[st->nn].text = (uint32_t)st->ftext.len;
+	st->slot[j] = (uint32_t)++st->nn;
+	*isnew = 1;
+	return st->slot[j];
+}
+
+/* A stack record as a sample: its path of nodes, root first. */
+static void
+stack_sample(te_state *st, const dtc_event *ev, const dtc_value *v)
+{
+	uint32_t n = 0, i, id = 0;
+	uint64_t pc;
+	int isnew, kernel = v->kind == DTC_V_STACK;
+
+	if (kernel && v->pcsize != 4 && v->pcsize != 8)
+		return;
+	while (n < v->nframes && dtc_value_pc(v, n) != 0)
+		n++;
+	if (n == 0 || st->samples == NULL)
+		return;
+	for (i = n; i-- > 0;) {
+		pc = dtc_value_pc(v, i);
+		/* a user frame of another process is another frame */
+		if ((id = node(st, id, kernel ? pc : pc ^ (v->pid << 1 | 1),
+		    &isnew)) == 0) {
+			st->nomem = 1;
+			return;
+		}
+		if (!isnew)
+			continue;
+		dtc_buf_reset(&st->sym);
+		if (kernel)
+			dtc_frame_text(ev->reader, pc, &st->sym);
+		else
+			dtc_uaddr_text(ev->reader, v->pid, pc, 0, &st->sym);
+		if (dtc_buf_append(&st->ftext, st->sym.s != NULL ? st->sym.s :
+		    "", st->sym.len) != 0 ||
+		    dtc_buf_append(&st->ftext, "", 1) != 0)
+			st->nomem = 1;
+	}
+	fprintf(st->samples, "%s\n{\"pid\":%" PRIu32 ",\"tid\":%d,"
+	    "\"cpu\":%d,\"name\":", st->nsamples++ ? "," : "", st->capture,
+	    st->pcpu, st->pcpu);
+	jstr(st->samples, st->pname, strlen(st->pname));
+	fputs(",", st->samples);
+	put_ts(st->samples, st->pts);
+	fprintf(st->samples, ",\"sf\":%" PRIu32 ",\"weight\":1}", id);
+}
+
+/* ------------------------------------------------------------------ */
+/* Aggregations as counters                                            */
+/* ------------------------------------------------------------------ */
+
+static void
+key_text(te_state *st, const dtc_reader *r, const dtc_value *k)
+{
+	size_t n;
+
+	switch (k->kind) {
+	case DTC_V_INT:
+		dtc_buf_printf(&st->scratch, "%" PRId64, k->i);
+		break;
+	case DTC_V_BYTES:
+		if (dtc_value_string(k, &n))
+			dtc_buf_append(&st->scratch, k->data, n);
+		else
+			dtc_buf_append(&st->scratch, "(bytes)", 7);
+		break;
+	case DTC_V_STACK:
+		if (k->nframes > 0 && dtc_value_pc(k, 0) != 0)
+			dtc_frame_text(r, dtc_value_pc(k, 0), &st->scratch);
+		break;
+	case DTC_V_USTACK:
+		if (k->nframes > 0 && dtc_value_pc(k, 0) != 0)
+			dtc_uaddr_text(r, k->pid, dtc_value_pc(k, 0), 0,
+			    &st->scratch);
+		break;
+	case DTC_V_SYM:
+		dtc_addr_text(r, k->addr, 1, &st->scratch);
+		break;
+	case DTC_V_USYM:
+	case DTC_V_UADDR:
+		dtc_uaddr_text(r, k->pid, k->addr, k->kind == DTC_V_USYM,
+		    &st->scratch);
+		break;
+	default:
+		dtc_buf_append(&st->scratch, "?", 1);
+		break;
+	}
+}
+
+static int64_t
+agg_value(const dtc_aggval *v)
+{
+	dtc_bucket b;
+	uint32_t i, n = dtc_aggval_nbuckets(v);
+	int64_t total = 0;
+
+	if (n == 0)
+		return v->func == DTC_AGG_STDDEV ?
+		    (int64_t)dtc_aggval_stddev(v) : dtc_aggval_scalar(v);
+	for (i = 0; i < n; i++)
+		if (dtc_aggval_bucket(v, i, &b) == 0)
+			total += b.count;
+	return total;
+}
+
+static void
+counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
+    uint64_t ns)
+{
+	uint32_t j, k;
+	size_t i;
+	int64_t other;
+
+	for (j = 0; j < ap->nvars; j++) {
+		ev_begin(st);
+		fputs("\"ph\":\"C\",\"name\":", st->out);
+		dtc_buf_reset(&st->scratch);
+		dtc_buf_printf(&st->scratch, "@%s", ap->vars[j].name != NULL ?
+		    ap->vars[j].name : "");
+		jstr(st->out, st->scratch.s, st->scratch.len);
+		fprintf(st->out, ",\"pid\":%" PRIu32 ",\"tid\":%d,",
+		    st->capture, CAPTURE_TID);
+		put_ts(st->out, ns);
+		fputs(",\"args\":{", st->out);
+		other = 0;
+		for (i = 0; i < ap->nrows; i++) {
+			const dtc_aggrow *row = &ap->rows[i];
+			const dtc_aggvar *var = row->var != NULL ? row->var :
+			    &ap->vars[0];
+
+			if (i >= MAXSERIES) {
+				other += agg_value(&row->vals[j]);
+				continue;
+			}
+			dtc_buf_reset(&st->scratch);
+			for (k = 0; k < var->nkeys; k++) {
+				if (k > 0)
+					dtc_buf_append(&st->scratch, ", ", 2);
+				key_text(st, ev->reader, &row->keys[k]);
+			}
+			if (var->nkeys == 0)
+				dtc_buf_append(&st->scratch, "value", 5);
+			if (i > 0)
+				putc(',', st->out);
+			jstr(st->out, st->scratch.s != NULL ? st->scratch.s :
+			    "", st->scratch.len);
+			fprintf(st->out, ":%" PRId64, agg_value(&row->vals[j]));
+		}
+		if (ap->nrows > MAXSERIES)
+			fprintf(st->out, ",\"(other rows)\":%" PRId64, other);
+		fputs("}}", st->out);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Events                                                              */
+/* ------------------------------------------------------------------ */
+
+static int
+on_begin(const dtc_event *ev, void *arg)
+{
+	te_state *st = arg;
+	int rc;
+
+	st->capture++;
+	st->v2 = ev->header != NULL && ev->header->v2;
+	st->seq = 0;
+	st->last_ts = 0;
+	ev_begin(st);
+	fprintf(st->out, "\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%"
+	    PRIu32 ",\"tid\":0,\"args\":{\"name\":", st->capture);
+	jstr(st->out, ev->source != NULL ? ev->source : "capture",
+	    ev->source != NULL ? strlen(ev->source) : 7);
+	fputs("}}", st->out);
+	ev_begin(st);
+	fprintf(st->out, "\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%"
+	    PRIu32 ",\"tid\":%d,\"args\":{\"name\":\"capture\"}}",
+	    st->capture, CAPTURE_TID);
+	rc = model_on_begin(ev, st->model);
+	drain(st, st->of, &st->ob, other_line, ev);
+	return rc;
+}
+
+static int
+on_probe(const dtc_event *ev, void *arg)
+{
+	te_state *st = arg;
+	const dtc_probedesc *p = ev->probe;
+	size_t n, w;
+
+	st->pcpu = ev->cpu;
+	st->pts = event_ns(st, ev, 1);
+	st->pname = p != NULL && p->fullname != NULL ? p->fullname :
+	    "(unknown probe)";
+	st->flow = 0;
+	if (p != NULL && p->name != NULL) {
+		n = strlen(p->name);
+		w = n >= 6 ? n - 6 : 0;
+		if (strcmp(p->name + w, "return") == 0 &&
+		    (w == 0 || p->name[w - 1] == '-'))
+			st->flow = 2;
+		else if (n >= 5 && strcmp(p->name + n - 5, "entry") == 0 &&
+		    (n == 5 || p->name[n - 6] == '-'))
+			st->flow = 1;
+	}
+	st->havemsg = 0;
+	return model_on_probe(ev, st->model);
+}
+
+static int
+on_record(const dtc_event *ev, void *arg)
+{
+	te_state *st = arg;
+	const dtc_value *v = ev->value;
+	dtc_error e = DTC_ERROR_INIT;
+	char *nl;
+	int rc;
+
+	if (v != NULL && (v->kind == DTC_V_STACK || v->kind == DTC_V_USTACK))
+		stack_sample(st, ev, v);
+	if (v != NULL && v->kind == DTC_V_PRINTF && !st->havemsg &&
+	    v->action == DTC_ACT_PRINTF) {
+		dtc_buf_reset(&st->msg);
+		dtc_printf_render(ev->reader, v, &st->msg, &e);
+		if (st->msg.s != NULL) {
+			/* the first line, cut, blanks trimmed */
+			if ((nl = memchr(st->msg.s, '\n', st->msg.len)) != NULL)
+				st->msg.len = (size_t)(nl - st->msg.s);
+			if (st->msg.len > MAXNAME)
+				st->msg.len = model_utf8_cut(st->msg.s,
+				    MAXNAME);
+			while (st->msg.len > 0 &&
+			    (st->msg.s[st->msg.len - 1] == ' ' ||
+			    st->msg.s[st->msg.len - 1] == '\t'))
+				st->msg.len--;
+			st->havemsg = st->msg.len > 0;
+		}
+	}
+	if (v != NULL && v->kind == DTC_V_PRINTA && v->agg != NULL)
+		counters(st, ev, v->agg, st->pts);
+	rc = model_on_record(ev, st->model);
+	drain(st, st->of, &st->ob, other_line, ev);
+	return rc;
+}
+
+static int
+on_probe_end(const dtc_event *ev, void *arg)
+{
+	te_state *st = arg;
+	int rc = model_on_probe_end(ev, st->model);
+
+	drain(st, st->of, &st->ob, other_line, ev);
+	drain(st, st->pf, &st->pb, firing_line, ev);
+	return rc;
+}
+
+static int
+on_agg(const dtc_event *ev, void *arg)
+{
+	te_state *st = arg;
+	int rc;
+
+	if (ev->agg != NULL)
+		counters(st, ev, ev->agg, event_ns(st, ev, 0));
+	rc = model_on_agg(ev, st->model);
+	drain(st, st->of, &st->ob, other_line, ev);
+	return rc;
+}
+
+#define OTHER(name, fn) \
+static int name(const dtc_event *ev, void *arg) \
+{ \
+	te_state *st = arg; \
+	int rc = fn(ev, st->model); \
+	drain(st, st->of, &st->ob, other_line, ev); \
+	drain(st, st->pf, &st->pb, firing_line, ev); \
+	return rc; \
+}
+OTHER(on_drop, model_on_drop)
+OTHER(on_error, model_on_error)
+OTHER(on_notice, model_on_notice)
+OTHER(on_end, model_on_end)
+#undef OTHER
+
+/* ------------------------------------------------------------------ */
+/* The run                                                             */
+/* ------------------------------------------------------------------ */
+
+static void *
+te_create(const dtc_emitter_opts *o)
+{
+	te_state *st = calloc(1, sizeof(*st));
+
+	if (st == NULL)
+		return NULL;
+	st->out = o->out;
+	st->err = o->err;
+	st->o = *o;
+	dtc_buf_init(&st->pb);
+	dtc_buf_init(&st->ob);
+	if ((st->pf = buf_file(&st->pb)) == NULL ||
+	    (st->of = buf_file(&st->ob)) == NULL ||
+	    (st->model = model_create(o, model_json_new(st->pf),
+	    model_json_new(st->of))) == NULL) {
+		if (st->pf != NULL)
+			fclose(st->pf);
+		if (st->of != NULL)
+			fclose(st->of);
+		free(st);
+		return NULL;
+	}
+	st->samples = tmpfile();
+	fputs("{\"traceEvents\":[", st->out);
+	return st;
+}
+
+static int
+te_destroy(void *state)
+{
+	te_state *st = state;
+	FILE *fp = st->out;
+	char buf[65536];
+	size_t i, n;
+	int rc, j;
+
+	rc = model_destroy(st->model);
+	fclose(st->pf);
+	fclose(st->of);
+	/* slices still open end at their CPU's last firing */
+	for (i = 0; i < st->ncpus; i++) {
+		for (j = st->cpus[i].nopen; j-- > 0;)
+			free(st->cpus[i].open[j]);
+	}
+	fputs("],\n\"displayTimeUnit\":\"ns\"", fp);
+	if (st->nsamples > 0 && st->samples != NULL) {
+		fputs(",\n\"samples\":[", fp);
+		fflush(st->samples);
+		rewind(st->samples);
+		while ((n = fread(buf, 1, sizeof(buf), st->samples)) > 0)
+			fwrite(buf, 1, n, fp);
+		fputs("],\n\"stackFrames\":{", fp);
+		for (i = 0; i < st->nn; i++) {
+			const char *t = st->ftext.s + st->nodes[i].text;
+
+			fprintf(fp, "%s\n\"%zu\":{\"name\":", i ? "," : "",
+			    i + 1);
+			jstr(fp, t, strlen(t));
+			if (st->nodes[i].parent != 0)
+				fprintf(fp, ",\"parent\":\"%" PRIu32 "\"",
+				    st->nodes[i].parent);
+			putc('}', fp);
+		}
+		putc('}', fp);
+	}
+	fprintf(fp, ",\n\"otherData\":{\"producer\":\"dtconsume %s\","
+	    "\"clock\":\"%s\",\"captures\":[", dtc_version_string(),
+	    st->wall ? (st->hr ? "walltime, hrtime" : "walltime") :
+	    st->hr ? "hrtime" : st->v2 ? "sequence" : "none");
+	if (st->headers.len > 0)
+		fwrite(st->headers.s, 1, st->headers.len, fp);
+	fputs("]}}\n", fp);
+	if (st->nomem) {
+		fputs("dtconsume: out of memory: the trace is incomplete\n",
+		    st->err);
+		rc = -1;
+	}
+	if (fflush(fp) != 0 || ferror(fp))
+		rc = -1;
+	if (st->samples != NULL)
+		fclose(st->samples);
+	free(st->cpus);
+	free(st->nodes);
+	free(st->slot);
+	free(st->path);
+	dtc_buf_free(&st->pb);
+	dtc_buf_free(&st->ob);
+	dtc_buf_free(&st->msg);
+	dtc_buf_free(&st->ftext);
+	dtc_buf_free(&st->sym);
+	dtc_buf_free(&st->headers);
+	dtc_buf_free(&st->scratch);
+	free(st);
+	return rc;
+}
+
+const dtc_emitter dtc_fmt_trace_event = {
+	.name = "trace-event",
+	.description = "Chrome/Perfetto trace events (JSON)",
+	.create = te_create,
+	.destroy = te_destroy,
+	.handler = {
+		.begin = on_begin,
+		.probe = on_probe,
+		.record = on_record,
+		.probe_end = on_probe_end,
+		.agg = on_agg,
+		.drop = on_drop,
+		.error = on_error,
+		.notice = on_notice,
+		.end = on_end,
+	},
+};
