@@ -348,20 +348,23 @@ evented(ss_state *st, FILE *fp, const sscpu *c, int *nprof)
 {
 	uint32_t *open = NULL;
 	size_t nopen = 0, i, j;
-	uint64_t at = 0, start;
+	uint64_t at, start;
 	int first = 1;
 
-	if (c->n == 0)
+	/* returns before the first entry close nothing: passed over */
+	for (i = 0; i < c->n && !c->v[i].open; i++)
+		continue;
+	if (i == c->n)
 		return;
+	start = c->v[i].at;
 	if ((open = malloc(c->n * sizeof(*open))) == NULL) {
 		st->nomem = 1;
 		return;
 	}
-	start = c->v[0].at;
 	fprintf(fp, "%s\n{\"type\":\"evented\",\"name\":\"CPU %d\","
 	    "\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64 ",\"events\":[",
 	    *nprof ? "," : "", c->cpu, start);
-	for (i = 0; i < c->n; i++) {
+	for (at = start; i < c->n; i++) {
 		const ssev *e = &c->v[i];
 
 		if (e->at > at)
