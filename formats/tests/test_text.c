@@ -2305,11 +2305,15 @@ START_TEST(test_registry)
 	ck_assert_ptr_eq(dtc_emitter_find("none"), &dtc_fmt_null);
 	ck_assert_ptr_eq(dtc_emitter_find("null"), &dtc_fmt_null);
 	ck_assert_ptr_eq(dtc_emitter_find("folded"), &dtc_fmt_folded);
+	ck_assert_ptr_eq(dtc_emitter_find("flamegraph"), &dtc_fmt_flamegraph);
+	ck_assert_ptr_eq(dtc_emitter_find("speedscope"), &dtc_fmt_speedscope);
+	ck_assert_ptr_eq(dtc_emitter_find("trace-event"),
+	    &dtc_fmt_trace_event);
 	ck_assert_ptr_null(dtc_emitter_find("xml"));
 	ck_assert_ptr_null(dtc_emitter_find(NULL));
 	for (n = 0; l[n] != NULL; n++)
 		ck_assert_ptr_nonnull(l[n]->name);
-	ck_assert_int_eq(n, 6);
+	ck_assert_int_eq(n, 9);
 }
 END_TEST
 
