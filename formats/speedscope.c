@@ -32,9 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "emitter.h"
+#include "jstr.h"
 #include "stackprof.h"
 
 /* One entry or return on a CPU. */
@@ -270,22 +269,6 @@ static int name(const dtc_event *ev, void *arg) \
 H(begin) H(agg) H(drop) H(error) H(notice)
 #undef H
 
-/* A JSON string (jansson's encoding) */
-static void
-jstr(FILE *fp, const char *s, size_t n)
-{
-	json_t *j = json_stringn_nocheck(s, n);
-	char *t;
-
-	if (j == NULL || (t = json_dumps(j, JSON_ENCODE_ANY)) == NULL) {
-		fputs("\"\"", fp);
-		json_decref(j);
-		return;
-	}
-	fputs(t, fp);
-	free(t);
-	json_decref(j);
-}
 
 /* The frames of a folded line as indexes, root first. */
 static int
@@ -318,7 +301,7 @@ sampled(ss_state *st, FILE *fp, const sp_group *g, int *nprof)
 	if (g->buf == NULL || g->len == 0)
 		return;
 	fprintf(fp, "%s\n{\"type\":\"sampled\",\"name\":", *nprof ? "," : "");
-	jstr(fp, g->name, strlen(g->name));
+	jstr_put(fp, g->name, strlen(g->name));
 	fputs(",\"unit\":\"none\",\"startValue\":0,\"samples\":[", fp);
 	while (stackprof_next_line(g->buf, g->len, &pos, &l)) {
 		if (l.count <= 0)
@@ -407,7 +390,7 @@ ss_destroy(void *state)
 	    "file-format-schema.json\",\n\"exporter\":\"dtconsume ", fp);
 	fputs(dtc_version_string(), fp);
 	fputs("\",\n\"name\":", fp);
-	jstr(fp, st->sp.sources.s != NULL ? st->sp.sources.s : "",
+	jstr_put(fp, st->sp.sources.s != NULL ? st->sp.sources.s : "",
 	    st->sp.sources.len);
 	fputs(",\n\"activeProfileIndex\":0,\n\"profiles\":[", fp);
 	for (i = 1; i < st->sp.ng; i++)
@@ -417,7 +400,7 @@ ss_destroy(void *state)
 	fputs("],\n\"shared\":{\"frames\":[", fp);
 	for (i = 0; i < st->fr.n; i++) {
 		fputs(i > 0 ? ",\n{\"name\":" : "\n{\"name\":", fp);
-		jstr(fp, st->fr.names[i], strlen(st->fr.names[i]));
+		jstr_put(fp, st->fr.names[i], strlen(st->fr.names[i]));
 		putc('}', fp);
 	}
 	fputs("]}}\n", fp);

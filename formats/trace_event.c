@@ -42,9 +42,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "emitter.h"
+#include "jstr.h"
 #include "model.h"
 
 #define CAPTURE_TID 1000000
@@ -62,7 +61,9 @@ typedef struct sfnode {
 typedef struct tecpu {
 	uint32_t capture;
 	int cpu;
-	char *open[MAXOPEN];     /* open slices' names */
+	/* open slices' names: the probes' function names, the reader's
+	 * strings (forgotten when its capture ends) */
+	const char *open[MAXOPEN];
 	int nopen;
 } tecpu;
 
@@ -97,8 +98,6 @@ typedef struct te_state {
 	uint32_t *slot;
 	size_t cap;
 	dtc_buf ftext, sym;
-	uint32_t *path;
-	size_t cappath;
 	dtc_buf headers;         /* header lines, ',' between them */
 	dtc_buf scratch;
 	int nomem;
@@ -118,21 +117,6 @@ buf_file(dtc_buf *b)
 	return fopencookie(b, "w", io);
 }
 
-static void
-jstr(FILE *fp, const char *s, size_t n)
-{
-	json_t *j = json_stringn_nocheck(s, n);
-	char *t;
-
-	if (j == NULL || (t = json_dumps(j, JSON_ENCODE_ANY)) == NULL) {
-		fputs("\"\"", fp);
-		json_decref(j);
-		return;
-	}
-	fputs(t, fp);
-	free(t);
-	json_decref(j);
-}
 
 /* ts in us with ns digits */
 static void
@@ -240,9 +224,8 @@ firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
 
 	if (c == NULL)
 		return;
-	if (st->flow == 1 && c->nopen < MAXOPEN &&
-	    (c->open[c->nopen] = strdup(fn)) != NULL) {
-		c->nopen++;
+	if (st->flow == 1 && c->nopen < MAXOPEN) {
+		c->open[c->nopen++] = fn;
 		ph = 'B';
 	} else if (st->flow == 2) {
 		for (i = c->nopen; i > 0 && strcmp(c->open[i - 1], fn) != 0;
@@ -254,16 +237,14 @@ firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
 				ev_begin(st);
 				fputs("\"ph\":\"E\",\"name\":", st->out);
 				c->nopen--;
-				jstr(st->out, c->open[c->nopen],
+				jstr_put(st->out, c->open[c->nopen],
 				    strlen(c->open[c->nopen]));
-				free(c->open[c->nopen]);
 				fprintf(st->out, ",\"pid\":%" PRIu32 ",\"tid\":%d,",
 				    st->capture, st->pcpu);
 				put_ts(st->out, st->pts);
 				putc('}', st->out);
 			}
 			c->nopen--;
-			free(c->open[c->nopen]);
 			ph = 'E';
 		}
 	}
@@ -273,11 +254,11 @@ firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
 		fputs("\"s\":\"t\",", st->out);
 	fputs("\"name\":", st->out);
 	if (ph != 'i')
-		jstr(st->out, fn, strlen(fn));
+		jstr_put(st->out, fn, strlen(fn));
 	else if (st->havemsg)
-		jstr(st->out, st->msg.s, st->msg.len);
+		jstr_put(st->out, st->msg.s, st->msg.len);
 	else
-		jstr(st->out, st->pname, strlen(st->pname));
+		jstr_put(st->out, st->pname, strlen(st->pname));
 	fprintf(st->out, ",\"cat\":\"probe\",\"pid\":%" PRIu32 ",\"tid\":%d,",
 	    st->capture, st->pcpu);
 	put_ts(st->out, st->pts);
@@ -423,7 +404,7 @@ stack_sample(te_state *st, const dtc_event *ev, const dtc_value *v)
 	fprintf(st->samples, "%s\n{\"pid\":%" PRIu32 ",\"tid\":%d,"
 	    "\"cpu\":%d,\"name\":", st->nsamples++ ? "," : "", st->capture,
 	    st->pcpu, st->pcpu);
-	jstr(st->samples, st->pname, strlen(st->pname));
+	jstr_put(st->samples, st->pname, strlen(st->pname));
 	fputs(",", st->samples);
 	put_ts(st->samples, st->pts);
 	fprintf(st->samples, ",\"sf\":%" PRIu32 ",\"weight\":1}", id);
@@ -501,7 +482,7 @@ counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 		dtc_buf_reset(&st->scratch);
 		dtc_buf_printf(&st->scratch, "@%s", ap->vars[j].name != NULL ?
 		    ap->vars[j].name : "");
-		jstr(st->out, st->scratch.s, st->scratch.len);
+		jstr_put(st->out, st->scratch.s, st->scratch.len);
 		fprintf(st->out, ",\"pid\":%" PRIu32 ",\"tid\":%d,",
 		    st->capture, CAPTURE_TID);
 		put_ts(st->out, ns);
@@ -526,7 +507,7 @@ counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 				dtc_buf_append(&st->scratch, "value", 5);
 			if (i > 0)
 				putc(',', st->out);
-			jstr(st->out, st->scratch.s != NULL ? st->scratch.s :
+			jstr_put(st->out, st->scratch.s != NULL ? st->scratch.s :
 			    "", st->scratch.len);
 			fprintf(st->out, ":%" PRId64, agg_value(&row->vals[j]));
 		}
@@ -553,7 +534,7 @@ on_begin(const dtc_event *ev, void *arg)
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%"
 	    PRIu32 ",\"tid\":0,\"args\":{\"name\":", st->capture);
-	jstr(st->out, ev->source != NULL ? ev->source : "capture",
+	jstr_put(st->out, ev->source != NULL ? ev->source : "capture",
 	    ev->source != NULL ? strlen(ev->source) : 7);
 	fputs("}}", st->out);
 	ev_begin(st);
@@ -663,8 +644,24 @@ static int name(const dtc_event *ev, void *arg) \
 OTHER(on_drop, model_on_drop)
 OTHER(on_error, model_on_error)
 OTHER(on_notice, model_on_notice)
-OTHER(on_end, model_on_end)
 #undef OTHER
+
+/* The capture's open slices stay open (no return came); their names are
+ * its reader's. */
+static int
+on_end(const dtc_event *ev, void *arg)
+{
+	te_state *st = arg;
+	int rc = model_on_end(ev, st->model);
+	size_t i;
+
+	drain(st, st->of, &st->ob, other_line, ev);
+	drain(st, st->pf, &st->pb, firing_line, ev);
+	for (i = 0; i < st->ncpus; i++)
+		if (st->cpus[i].capture == st->capture)
+			st->cpus[i].nopen = 0;
+	return rc;
+}
 
 /* ------------------------------------------------------------------ */
 /* The run                                                             */
@@ -705,16 +702,11 @@ te_destroy(void *state)
 	FILE *fp = st->out;
 	char buf[65536];
 	size_t i, n;
-	int rc, j;
+	int rc;
 
 	rc = model_destroy(st->model);
 	fclose(st->pf);
 	fclose(st->of);
-	/* slices still open end at their CPU's last firing */
-	for (i = 0; i < st->ncpus; i++) {
-		for (j = st->cpus[i].nopen; j-- > 0;)
-			free(st->cpus[i].open[j]);
-	}
 	fputs("],\n\"displayTimeUnit\":\"ns\"", fp);
 	if (st->nsamples > 0 && st->samples != NULL) {
 		fputs(",\n\"samples\":[", fp);
@@ -728,7 +720,7 @@ te_destroy(void *state)
 
 			fprintf(fp, "%s\n\"%zu\":{\"name\":", i ? "," : "",
 			    i + 1);
-			jstr(fp, t, strlen(t));
+			jstr_put(fp, t, strlen(t));
 			if (st->nodes[i].parent != 0)
 				fprintf(fp, ",\"parent\":\"%" PRIu32 "\"",
 				    st->nodes[i].parent);
@@ -755,7 +747,6 @@ te_destroy(void *state)
 	free(st->cpus);
 	free(st->nodes);
 	free(st->slot);
-	free(st->path);
 	dtc_buf_free(&st->pb);
 	dtc_buf_free(&st->ob);
 	dtc_buf_free(&st->msg);

@@ -89,6 +89,25 @@ else
 	ok "the SVG files refer to nothing outside"
 fi
 
+# A damaged capture (ustack_v2 cut at byte 1500, in item 8): each format
+# says where, exits 1, and what it wrote is still a whole document
+head -c 1500 ustack_v2.dtsnap >cut.dtsnap
+for f in flamegraph speedscope trace-event; do
+	"$DTCONSUME" -f $f cut.dtsnap >cut.out 2>cut.err
+	rc=$?
+	if [ $rc -eq 1 ] && grep -q '^dtconsume: cut.dtsnap: item 8, offset 1252: capture cut short' cut.err &&
+	    ${PYTHON3:-python3} -c '
+import json, sys, xml.etree.ElementTree as ET
+if sys.argv[1] == "flamegraph":
+    ET.parse("cut.out")
+else:
+    json.load(open("cut.out"))' $f 2>>cut.err; then
+		ok "$f: a cut capture is reported (file, item, offset), the output stays whole"
+	else
+		not_ok "$f: cut capture" "exit $rc" "$(head -n 3 cut.err)"
+	fi
+done
+
 # Schemas: speedscope's published file-format-schema.json (a copy), and
 # a schema of the Trace Event Format written from Google's document.
 if ${PYTHON3:-python3} -c 'import jsonschema' 2>/dev/null; then
