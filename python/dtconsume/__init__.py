@@ -259,6 +259,55 @@ class Capture:
         return merge_aggregations([self.source], temporal=self.temporal,
                                   options=self.options, errors=errors)
 
+    # -- pictures (dtconsume(1), PICTURES) --------------------------------
+
+    def _render(self, fmt: str, out: Any, folded_keys: int) -> Optional[str]:
+        def run(fd: int) -> Optional[str]:
+            return _dtconsume.render(
+                self.source, fmt, fd=fd, temporal=self.temporal,
+                options=self.options, name=self.name,
+                errors=self.errors_mode, select=self.select,
+                folded_keys=folded_keys)
+        if out is None:
+            return run(-1)
+        if isinstance(out, (str, os.PathLike)):
+            with builtins.open(os.fspath(out), "wb") as f:
+                return run(f.fileno())
+        out.flush()
+        return run(out.fileno())
+
+    @staticmethod
+    def _keys(folded_key: Optional[Iterable[int]]) -> int:
+        bits = 0
+        for k in folded_key or ():
+            if not 1 <= k <= 64:
+                raise ValueError("folded_key positions are 1 to 64")
+            bits |= 1 << (k - 1)
+        return bits
+
+    def to_flamegraph(self, out: Any = None, *,
+                      folded_key: Optional[Iterable[int]] = None
+                      ) -> Optional[str]:
+        """The interactive flame graph of dtconsume -f flamegraph (an SVG
+        document) as a str, or written to out (a path or a binary file
+        object; None is returned then).  folded_key: the aggregation key
+        positions kept as frames (--folded-key; 1 is the first)."""
+        return self._render("flamegraph", out, self._keys(folded_key))
+
+    def to_speedscope(self, out: Any = None, *,
+                      folded_key: Optional[Iterable[int]] = None
+                      ) -> Optional[str]:
+        """speedscope's JSON file format (dtconsume -f speedscope), as a
+        str or written to out as to_flamegraph() does."""
+        return self._render("speedscope", out, self._keys(folded_key))
+
+    def to_trace_event(self, out: Any = None) -> Optional[str]:
+        """Chrome/Perfetto trace events (dtconsume -f trace-event).  Given
+        out (a path or a binary file object) it is written there as the
+        capture is decoded, in bounded memory; without, returned as a str
+        (the whole document in memory)."""
+        return self._render("trace-event", out, 0)
+
     def to_pandas(self) -> Dict[str, Dict[Any, Any]]:
         """{"probes": {(epid, probe): DataFrame}, "aggregations":
         {"@name": DataFrame}}: see dtconsume._frames."""

@@ -321,8 +321,8 @@ ext_apply_select(void *obj, ext_select_fn fn, PyObject *sel)
 	return 0;
 }
 
-static int
-reader_select(void *r, const char *what, const char *value, dtc_error *err)
+int
+ext_reader_select(void *r, const char *what, const char *value, dtc_error *err)
 {
 	return dtc_select(r, what, value, err);
 }
@@ -481,7 +481,7 @@ Events_init(EventsObject *self, PyObject *args, PyObject *kw)
 		return -1;
 	}
 	if (ext_set_options(self->r, options) != 0 ||
-	    ext_apply_select(self->r, reader_select, sel) != 0)
+	    ext_apply_select(self->r, ext_reader_select, sel) != 0)
 		return -1;
 	po = pyout_new(&self->sink);
 	oo = pyout_new(&self->sink);
@@ -717,7 +717,8 @@ PyInit__dtconsume(void)
 	    PyType_Ready(&EventsType) != 0 ||
 	    PyModule_AddObjectRef(m, "Events", (PyObject *)&EventsType) != 0 ||
 	    ext_columns_init(m) != 0 ||
-	    PyModule_AddFunctions(m, ext_agg_methods) != 0) {
+	    PyModule_AddFunctions(m, ext_agg_methods) != 0 ||
+	    PyModule_AddFunctions(m, ext_render_methods) != 0) {
 		Py_DECREF(m);
 		return NULL;
 	}

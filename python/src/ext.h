@@ -7,6 +7,8 @@
  *             records in dtc_next's order
  * aggs.c      aggregations: merged (dtc_aggmerge), kept as a small
  *             capture of their own, printed by formats/text.c
+ * render.c    a capture in one of dtconsume's output formats (the
+ *             pictures: flame graph, speedscope, trace events)
  */
 #ifndef DTC_PY_EXT_H
 #define DTC_PY_EXT_H
@@ -52,6 +54,9 @@ int ext_set_options(dtc_reader *r, PyObject *options);
 typedef int (*ext_select_fn)(void *obj, const char *what, const char *value,
     dtc_error *err);
 int ext_apply_select(void *obj, ext_select_fn fn, PyObject *sel);
+/* dtc_select as an ext_select_fn */
+int ext_reader_select(void *r, const char *what, const char *value,
+    dtc_error *err);
 
 extern PyObject *ext_DecodeError;
 
@@ -61,5 +66,7 @@ extern PyTypeObject ext_RecordsType;
 int ext_columns_init(PyObject *m);
 /* aggs.c */
 extern PyMethodDef ext_agg_methods[];
+/* render.c */
+extern PyMethodDef ext_render_methods[];
 
 #endif
