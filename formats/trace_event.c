@@ -4,15 +4,20 @@
  * chrome://tracing and speedscope open.
  *
  * What a capture becomes (dtconsume(1), TRACE EVENTS, says it to users):
- *  - a process per capture (pid 1, 2, ... in the order of the files,
- *    named after the file), a thread per CPU ("CPU n", tid n) and one
- *    for what belongs to no CPU ("capture", tid CAPTURE_TID);
+ *  - a process per capture (pid CAPTURE_PID + 1, + 2, ... in the order of
+ *    the files, named after the file), a thread per CPU ("CPU n", tid n)
+ *    and one for what belongs to no CPU ("capture", tid CAPTURE_TID);
+ *  - a firing whose records carry a process (ustack(), usym(), umod(),
+ *    uaddr(): the first of them) also as an instant event on that
+ *    process's thread (pid and tid as the kernel numbers them; a
+ *    legacy capture records the pid alone): "pid N", "tid N";
  *  - each firing an event on its CPU's thread: an instant event named
  *    after the probe, or after the message of its first printf(); a
  *    firing of a probe named entry or return (or *-entry, *-return)
  *    begins or ends a slice named after the probe's function (a return
  *    whose entry is not the innermost open slice ends the slices opened
- *    after it; one with no entry open is an instant event).  Its args are
+ *    after it; one with no entry open is an instant event; slices still
+ *    open end with their capture, at its last firing).  Its args are
  *    the firing's dt2json line, whole: formats/model.c makes it (records,
  *    values, stacks symbolized), so the values read the same in both;
  *  - stacks (stack(), ustack(), jstack() records) also as a "samples"
@@ -46,6 +51,8 @@
 #include "jstr.h"
 #include "model.h"
 
+#define CAPTURE_PID 1000000000 /* + 1, 2, ...: a capture's process
+                            * (above any pid a kernel hands out) */
 #define CAPTURE_TID 1000000
 #define MAXSERIES 32
 #define MAXOPEN 256         /* open slices kept per CPU */
@@ -76,6 +83,7 @@ typedef struct te_state {
 	int nevents;             /* events written (for the commas) */
 	int nsamples;
 	uint32_t capture;
+	uint32_t cpid;           /* CAPTURE_PID + capture */
 	int v2;                  /* records carry no timestamp */
 	int wall, hr;            /* a clock of each kind was used */
 	uint64_t seq;            /* v2: firings so far */
@@ -89,6 +97,11 @@ typedef struct te_state {
 	int flow;                /* 1 entry, 2 return, 0 neither */
 	dtc_buf msg;             /* its first printf message */
 	int havemsg;
+	uint64_t upid;           /* the pid its user values carry */
+	int haveupid;
+	/* processes and threads seen (their names written) */
+	uint64_t *threads;       /* pid << 32 | tid */
+	size_t nthreads;
 	/* CPUs seen (thread names written) */
 	tecpu *cpus;
 	size_t ncpus;
@@ -153,11 +166,11 @@ cpu_track(te_state *st, int cpu)
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%"
 	    PRIu32 ",\"tid\":%d,\"args\":{\"name\":\"CPU %d\"}}",
-	    st->capture, cpu, cpu);
+	    st->cpid, cpu, cpu);
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"M\",\"name\":\"thread_sort_index\","
 	    "\"pid\":%" PRIu32 ",\"tid\":%d,\"args\":{\"sort_index\":%d}}",
-	    st->capture, cpu, cpu);
+	    st->cpid, cpu, cpu);
 	return c;
 }
 
@@ -213,6 +226,8 @@ starts(const char *line, size_t n, const char *type)
 	return (size_t)k <= n && memcmp(line, want, (size_t)k) == 0;
 }
 
+static void process_copy(te_state *st, const char *name, size_t n);
+
 /* A firing's line: an instant event, or a slice's beginning or end. */
 static void
 firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
@@ -240,7 +255,7 @@ firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
 				jstr_put(st->out, c->open[c->nopen],
 				    strlen(c->open[c->nopen]));
 				fprintf(st->out, ",\"pid\":%" PRIu32 ",\"tid\":%d,",
-				    st->capture, st->pcpu);
+				    st->cpid, st->pcpu);
 				put_ts(st->out, st->pts);
 				putc('}', st->out);
 			}
@@ -260,11 +275,19 @@ firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
 	else
 		jstr_put(st->out, st->pname, strlen(st->pname));
 	fprintf(st->out, ",\"cat\":\"probe\",\"pid\":%" PRIu32 ",\"tid\":%d,",
-	    st->capture, st->pcpu);
+	    st->cpid, st->pcpu);
 	put_ts(st->out, st->pts);
 	fputs(",\"args\":", st->out);
 	fwrite(line, 1, n, st->out);
 	putc('}', st->out);
+	if (st->haveupid) {
+		if (ph != 'i')
+			process_copy(st, fn, strlen(fn));
+		else if (st->havemsg)
+			process_copy(st, st->msg.s, st->msg.len);
+		else
+			process_copy(st, st->pname, strlen(st->pname));
+	}
 }
 
 /* Other lines: drops and faults across the tracks, the rest on the
@@ -301,11 +324,62 @@ other_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"i\",\"s\":\"%c\",\"name\":\"%s\","
 	    "\"cat\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%d,", global ? 'g' : 't',
-	    name, name, st->capture, CAPTURE_TID);
+	    name, name, st->cpid, CAPTURE_TID);
 	put_ts(st->out, ns);
 	fputs(",\"args\":", st->out);
 	fwrite(line, 1, n, st->out);
 	putc('}', st->out);
+}
+
+/*
+ * The pid and tid of a user value: DTrace v2 records the thread group id
+ * in the upper and the thread id in the lower 32 bits, legacy captures
+ * the process id alone (tid = pid).
+ */
+static void
+split_pid(uint64_t v, uint32_t *pid, uint32_t *tid)
+{
+	*tid = (uint32_t)v;
+	*pid = v >> 32 != 0 ? (uint32_t)(v >> 32) : *tid;
+}
+
+/* The firing again, as an instant event on its process's thread: the
+ * firings of one process together, whatever CPU they ran on. */
+static void
+process_copy(te_state *st, const char *name, size_t n)
+{
+	uint32_t pid, tid;
+	uint64_t key, *t;
+	size_t i;
+
+	split_pid(st->upid, &pid, &tid);
+	key = (uint64_t)pid << 32 | tid;
+	for (i = 0; i < st->nthreads && st->threads[i] != key; i++)
+		continue;
+	if (i == st->nthreads) {
+		if ((t = realloc(st->threads, (i + 1) * sizeof(*t))) == NULL) {
+			st->nomem = 1;
+			return;
+		}
+		st->threads = t;
+		st->threads[st->nthreads++] = key;
+		ev_begin(st);
+		fprintf(st->out, "\"ph\":\"M\",\"name\":\"process_name\","
+		    "\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"
+		    "{\"name\":\"pid %" PRIu32 "\"}}", pid, tid, pid);
+		ev_begin(st);
+		fprintf(st->out, "\"ph\":\"M\",\"name\":\"thread_name\","
+		    "\"pid\":%" PRIu32 ",\"tid\":%" PRIu32 ",\"args\":"
+		    "{\"name\":\"tid %" PRIu32 "\"}}", pid, tid, tid);
+	}
+	ev_begin(st);
+	fputs("\"ph\":\"i\",\"s\":\"t\",\"name\":", st->out);
+	jstr_put(st->out, name, n);
+	fprintf(st->out, ",\"cat\":\"process\",\"pid\":%" PRIu32
+	    ",\"tid\":%" PRIu32 ",", pid, tid);
+	put_ts(st->out, st->pts);
+	fprintf(st->out, ",\"args\":{\"cpu\":%d,\"capture\":%" PRIu32 "}}",
+	    st->pcpu, st->capture);
 }
 
 /* ------------------------------------------------------------------ */
@@ -402,7 +476,7 @@ stack_sample(te_state *st, const dtc_event *ev, const dtc_value *v)
 			st->nomem = 1;
 	}
 	fprintf(st->samples, "%s\n{\"pid\":%" PRIu32 ",\"tid\":%d,"
-	    "\"cpu\":%d,\"name\":", st->nsamples++ ? "," : "", st->capture,
+	    "\"cpu\":%d,\"name\":", st->nsamples++ ? "," : "", st->cpid,
 	    st->pcpu, st->pcpu);
 	jstr_put(st->samples, st->pname, strlen(st->pname));
 	fputs(",", st->samples);
@@ -484,7 +558,7 @@ counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 		    ap->vars[j].name : "");
 		jstr_put(st->out, st->scratch.s, st->scratch.len);
 		fprintf(st->out, ",\"pid\":%" PRIu32 ",\"tid\":%d,",
-		    st->capture, CAPTURE_TID);
+		    st->cpid, CAPTURE_TID);
 		put_ts(st->out, ns);
 		fputs(",\"args\":{", st->out);
 		other = 0;
@@ -528,19 +602,20 @@ on_begin(const dtc_event *ev, void *arg)
 	int rc;
 
 	st->capture++;
+	st->cpid = CAPTURE_PID + st->capture;
 	st->v2 = ev->header != NULL && ev->header->v2;
 	st->seq = 0;
 	st->last_ts = 0;
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%"
-	    PRIu32 ",\"tid\":0,\"args\":{\"name\":", st->capture);
+	    PRIu32 ",\"tid\":0,\"args\":{\"name\":", st->cpid);
 	jstr_put(st->out, ev->source != NULL ? ev->source : "capture",
 	    ev->source != NULL ? strlen(ev->source) : 7);
 	fputs("}}", st->out);
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%"
 	    PRIu32 ",\"tid\":%d,\"args\":{\"name\":\"capture\"}}",
-	    st->capture, CAPTURE_TID);
+	    st->cpid, CAPTURE_TID);
 	rc = model_on_begin(ev, st->model);
 	drain(st, st->of, &st->ob, other_line, ev);
 	return rc;
@@ -569,6 +644,7 @@ on_probe(const dtc_event *ev, void *arg)
 			st->flow = 1;
 	}
 	st->havemsg = 0;
+	st->haveupid = 0;
 	return model_on_probe(ev, st->model);
 }
 
@@ -583,6 +659,12 @@ on_record(const dtc_event *ev, void *arg)
 
 	if (v != NULL && (v->kind == DTC_V_STACK || v->kind == DTC_V_USTACK))
 		stack_sample(st, ev, v);
+	if (v != NULL && !st->haveupid && v->pid != 0 &&
+	    (v->kind == DTC_V_USTACK || v->kind == DTC_V_USYM ||
+	    v->kind == DTC_V_UMOD || v->kind == DTC_V_UADDR)) {
+		st->upid = v->pid;
+		st->haveupid = 1;
+	}
 	if (v != NULL && v->kind == DTC_V_PRINTF && !st->havemsg &&
 	    v->action == DTC_ACT_PRINTF) {
 		dtc_buf_reset(&st->msg);
@@ -646,20 +728,35 @@ OTHER(on_error, model_on_error)
 OTHER(on_notice, model_on_notice)
 #undef OTHER
 
-/* The capture's open slices stay open (no return came); their names are
- * its reader's. */
+/* Slices still open (an entry with no return) end with the capture, at
+ * its last firing: their names are its reader's. */
 static int
 on_end(const dtc_event *ev, void *arg)
 {
 	te_state *st = arg;
 	int rc = model_on_end(ev, st->model);
+	uint64_t ns = event_ns(st, ev, 0);
+	tecpu *c;
 	size_t i;
 
 	drain(st, st->of, &st->ob, other_line, ev);
 	drain(st, st->pf, &st->pb, firing_line, ev);
-	for (i = 0; i < st->ncpus; i++)
-		if (st->cpus[i].capture == st->capture)
-			st->cpus[i].nopen = 0;
+	for (i = 0; i < st->ncpus; i++) {
+		c = &st->cpus[i];
+		if (c->capture != st->capture)
+			continue;
+		while (c->nopen > 0) {
+			c->nopen--;
+			ev_begin(st);
+			fputs("\"ph\":\"E\",\"name\":", st->out);
+			jstr_put(st->out, c->open[c->nopen],
+			    strlen(c->open[c->nopen]));
+			fprintf(st->out, ",\"pid\":%" PRIu32 ",\"tid\":%d,",
+			    st->cpid, c->cpu);
+			put_ts(st->out, ns);
+			putc('}', st->out);
+		}
+	}
 	return rc;
 }
 
@@ -745,6 +842,7 @@ te_destroy(void *state)
 	if (st->samples != NULL)
 		fclose(st->samples);
 	free(st->cpus);
+	free(st->threads);
 	free(st->nodes);
 	free(st->slot);
 	dtc_buf_free(&st->pb);
