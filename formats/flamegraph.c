@@ -201,23 +201,54 @@ place(fg_state *st, uint32_t maxd)
 	return 0;
 }
 
+/* The length of the UTF-8 character at s (n bytes left), 0 if none */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	size_t k, i;
+
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		k = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		k = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		k = 4;
+	else
+		return 0;
+	if (k > n)
+		return 0;
+	for (i = 1; i < k; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return k;
+}
+
+/* Text for XML: escaped; bytes that are not UTF-8 read as Latin-1 (as
+ * json.c does), since one bad byte makes a browser refuse the file. */
 static void
 xml_text(FILE *fp, const char *s, size_t n)
 {
-	size_t i;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i, k;
 
 	for (i = 0; i < n; i++) {
 		switch (s[i]) {
-		case '&': fputs("&amp;", fp); break;
-		case '<': fputs("&lt;", fp); break;
-		case '>': fputs("&gt;", fp); break;
-		case '"': fputs("&quot;", fp); break;
-		default:
+		case '&': fputs("&amp;", fp); continue;
+		case '<': fputs("&lt;", fp); continue;
+		case '>': fputs("&gt;", fp); continue;
+		case '"': fputs("&quot;", fp); continue;
+		}
+		if (u[i] < 0x20) {
 			/* XML 1.0 has no other control characters */
-			if ((unsigned char)s[i] < 0x20)
-				putc('?', fp);
-			else
-				putc(s[i], fp);
+			putc('?', fp);
+		} else if (u[i] < 0x80) {
+			putc(s[i], fp);
+		} else if ((k = utf8_len(u + i, n - i)) != 0) {
+			fwrite(s + i, 1, k, fp);
+			i += k - 1;
+		} else {
+			putc(0xc0 | u[i] >> 6, fp);
+			putc(0x80 | (u[i] & 0x3f), fp);
 		}
 	}
 }
