@@ -108,6 +108,30 @@ else:
 	fi
 done
 
+# A symbol that is not UTF-8 (flow's zfs_read patched to zfs\xe9read in
+# the capture's bytes): read as Latin-1, so the SVG still parses as XML
+# (one bad byte makes a browser refuse it) and the JSON stays JSON
+${PYTHON3:-python3} -c '
+d = open("flow.dtsnap", "rb").read()
+open("latin1.dtsnap", "wb").write(d.replace(b"zfs_read", b"zfs\xe9read"))'
+for f in flamegraph speedscope trace-event; do
+	"$DTCONSUME" -f $f latin1.dtsnap >l1.out 2>/dev/null
+	if ${PYTHON3:-python3} -c '
+import json, sys, xml.etree.ElementTree as ET
+if sys.argv[1] == "flamegraph":
+    names = [g.get("data-n") for g in ET.parse("l1.out").iter()
+             if g.get("data-n")]
+else:
+    names = [open("l1.out", encoding="utf-8").read()]
+    json.loads(names[0])
+sys.exit(0 if any("zfs\u00e9read" in n for n in names) else 1)' $f 2>l1.err
+	then
+		ok "$f: a symbol that is not UTF-8 reads as Latin-1"
+	else
+		not_ok "$f: not UTF-8" "$(tail -n 2 l1.err)"
+	fi
+done
+
 # Schemas: speedscope's published file-format-schema.json (a copy), and
 # a schema of the Trace Event Format written from Google's document.
 if ${PYTHON3:-python3} -c 'import jsonschema' 2>/dev/null; then
