@@ -1,6 +1,7 @@
 #!/bin/sh
 # -f flamegraph, speedscope and trace-event (dtconsume(1), PICTURES): the
-# outputs of a real capture (testdata/live/captures/ustack_v2), a
+# outputs of real captures (testdata/live/captures/ustack_v2, and
+# evented_v2: entry/return with trace(timestamp)), a
 # description with kernel stacks, entry/return pairs, printf and drops
 # (testdata/pictures/flow.json) and folded's kernel stacks
 # (testdata/folded/kernel.json) against the files in testdata/pictures
@@ -15,8 +16,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-pictures.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
 
 # the captures under short names, so the outputs name them the same way
-cp "$top_srcdir/testdata/live/captures/ustack_v2/cap.dtsnap" \
-    "$work/ustack_v2.dtsnap" || exit 99
+for c in ustack_v2 evented_v2; do
+	cp "$top_srcdir/testdata/live/captures/$c/cap.dtsnap" \
+	    "$work/$c.dtsnap" || exit 99
+done
 for j in "$T/flow.json" "$top_srcdir/testdata/folded/kernel.json"; do
 	b=$(basename "$j" .json)
 	"$DTSNAP" synth "$j" -o "$work/$b.dtsnap" 2>"$work/err" || {
@@ -57,6 +60,29 @@ same "flow: trace-event" "$T/flow.trace.json" - \
     "$DTCONSUME" -f trace-event flow.dtsnap
 same "ustack_v2: trace-event" "$T/ustack_v2.trace.json" - \
     "$DTCONSUME" -f trace-event ustack_v2.dtsnap
+same "evented_v2: speedscope" "$T/evented_v2.speedscope.json" - \
+    "$DTCONSUME" -f speedscope evented_v2.dtsnap
+same "evented_v2: trace-event" "$T/evented_v2.trace.json" - \
+    "$DTCONSUME" -f trace-event evented_v2.dtsnap
+# DTrace v2: the evented profile's times are the timestamps the script
+# traced, which dtrace printed (13 digits each, run together)
+if ${PYTHON3:-python3} - "$top_srcdir/testdata/live/captures/evented_v2/expected.out" \
+    "$T/evented_v2.speedscope.json" >err 2>&1 <<'PY'
+import json, re, sys
+printed = [int(x) for x in re.findall(r"\d{13}", open(sys.argv[1]).read())]
+doc = json.load(open(sys.argv[2]))
+(prof,) = [p for p in doc["profiles"] if p["type"] == "evented"]
+names = [doc["shared"]["frames"][e["frame"]]["name"] for e in prof["events"]]
+ats = [e["at"] for e in prof["events"]]
+assert len(printed) == 8 and ats == printed, (ats, printed)
+assert [e["type"] for e in prof["events"]] == ["O", "C"] * 4
+assert names == ["write"] * 6 + ["close"] * 2, names
+PY
+then
+	ok "evented_v2: O/C at the 8 timestamps dtrace printed (write x3, close)"
+else
+	not_ok "evented_v2: evented times" "$(tail -n 3 err)"
+fi
 same "--folded-key 2 keeps the stack key only" "$T/kernel-key2.svg" - \
     "$DTCONSUME" -f flamegraph --folded-key 2 kernel.dtsnap
 
