@@ -12,7 +12,8 @@
 #    share; screenshots of each state are taken;
 #  - speedscope imports our speedscope file and our trace-event file of
 #    each capture without an error and lists the expected frame names
-#    (its Sandwich table, profile after profile).  From a trace-event
+#    (its Sandwich table, profile after profile); evented_v2's too
+#    (entry/return with timestamps: the evented profile, and slices).  From a trace-event
 #    file speedscope weighs each sample by the time to the next sample of
 #    its thread, so the frames of a thread's last sample alone (flow's
 #    zfs_read, last on CPU 0) get no weight and are not listed: they are
@@ -42,12 +43,14 @@ for m in playwright-core speedscope; do
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-browser.XXXXXX") || exit 99
 trap 'rm -rf "$work"' EXIT
-cp "$top_srcdir/testdata/live/captures/ustack_v2/cap.dtsnap" \
-    "$work/ustack_v2.dtsnap" || exit 99
+for c in ustack_v2 evented_v2; do
+	cp "$top_srcdir/testdata/live/captures/$c/cap.dtsnap" \
+	    "$work/$c.dtsnap" || exit 99
+done
 "$DTSNAP" synth "$top_srcdir/testdata/pictures/flow.json" \
     -o "$work/flow.dtsnap" || exit 99
 cd "$work" || exit 99
-for c in ustack_v2 flow; do
+for c in ustack_v2 flow evented_v2; do
 	"$DTCONSUME" -f flamegraph $c.dtsnap >$c.svg 2>/dev/null &&
 	"$DTCONSUME" -f speedscope $c.dtsnap >$c.speedscope.json 2>/dev/null &&
 	"$DTCONSUME" -f trace-event $c.dtsnap >$c.trace.json 2>/dev/null ||
@@ -76,8 +79,16 @@ cat >flow.spec <<SPEC
  "imports":[{"file":"$work/flow.speedscope.json","frames":[$K,"vn_read","zfs_read"]},
             {"file":"$work/flow.trace.json","frames":["kernel\`sys_read+0x20","kernel\`vn_read+0x10"]}]}
 SPEC
+# evented_v2: entry/return only (no stacks): speedscope's evented
+# profile, and the trace-event slices (speedscope builds its profile from
+# B/E events when there are no samples)
+cat >evented_v2.spec <<SPEC
+{"shot":"$work/evented_v2.png","speedscope":"$SS",
+ "imports":[{"file":"$work/evented_v2.speedscope.json","frames":["write","close"]},
+            {"file":"$work/evented_v2.trace.json","frames":["write","close"]}]}
+SPEC
 rc=0
-for c in ustack_v2 flow; do
+for c in ustack_v2 flow evented_v2; do
 	echo "# $c"
 	timeout 300 node "$top_srcdir/cmd/tests/browser.mjs" $c.spec >out 2>&1
 	st=$?
