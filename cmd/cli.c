@@ -12,6 +12,7 @@
 #define _GNU_SOURCE 1        /* fopencookie */
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,8 +384,7 @@ cli_out_open(cli *c, cli_out *o, const char *path)
 {
 	struct stat sb;
 	mode_t mode, um;
-	char *real;
-	int fd, e;
+	int fd, e, exists;
 
 	memset(o, 0, sizeof(*o));
 	if (path == NULL) {
@@ -393,35 +393,62 @@ cli_out_open(cli *c, cli_out *o, const char *path)
 		return 0;
 	}
 	o->name = path;
-	if (stat(path, &sb) == 0) {
+	/*
+	 * lstat, not stat: a symbolic link is never followed (one planted
+	 * in a sticky directory would aim a root's output at any file).
+	 * The check is no race: what is written goes to a new file made
+	 * by mkostemp, and rename(2) replaces a name, never what a link
+	 * there points at.
+	 */
+	if (lstat(path, &sb) == 0) {
+		exists = 1;
+		if (S_ISLNK(sb.st_mode)) {
+			cli_warn(c, "cannot write %s: it is a symbolic link "
+			    "(not followed: name the file it points at)",
+			    path);
+			memset(o, 0, sizeof(*o));
+			return -1;
+		}
 		if (S_ISDIR(sb.st_mode))
 			return open_fail(c, o, path, EISDIR);
 		if (!S_ISREG(sb.st_mode)) {
-			/* a device or a pipe: written as it is */
-			if ((o->fp = fopen(path, "w")) == NULL)
+			/* a device or a pipe: written as it is; O_NOFOLLOW
+			 * and no O_CREAT, so that a link or a file put there
+			 * since the lstat is refused, not written */
+			fd = open(path, O_WRONLY | O_NOFOLLOW | O_NOCTTY |
+			    O_CLOEXEC);
+			if (fd < 0)
 				return open_fail(c, o, path, errno);
+			if (fstat(fd, &sb) != 0 || S_ISREG(sb.st_mode) ||
+			    (o->fp = fdopen(fd, "w")) == NULL) {
+				e = S_ISREG(sb.st_mode) ? EEXIST : errno;
+				close(fd);
+				return open_fail(c, o, path, e);
+			}
 			return 0;
 		}
 		mode = sb.st_mode & 07777;
-		/* the file a symbolic link names is the one replaced */
-		real = realpath(path, NULL);
-		o->target = real != NULL ? real : strdup(path);
 	} else if (errno == ENOENT) {
+		exists = 0;
 		um = umask(0);
 		umask(um);
 		mode = 0666 & ~um;
-		o->target = strdup(path);
 	} else {
 		return open_fail(c, o, path, errno);
 	}
-	if (o->target == NULL || (o->tmp = tmp_template(o->target)) == NULL)
+	if ((o->target = strdup(path)) == NULL ||
+	    (o->tmp = tmp_template(o->target)) == NULL)
 		return open_fail(c, o, path, ENOMEM);
-	if ((fd = mkstemp(o->tmp)) < 0) {
+	if ((fd = mkostemp(o->tmp, O_CLOEXEC)) < 0) {
 		e = errno;
 		free(o->tmp);
 		o->tmp = NULL;
 		return open_fail(c, o, path, e);
 	}
+	/* the file replaced keeps its owner when root replaces it (best
+	 * effort: a user cannot give a file away, and need not) */
+	if (exists && geteuid() == 0)
+		(void)fchown(fd, sb.st_uid, sb.st_gid);
 	if (fchmod(fd, mode) != 0 || (o->fp = fdopen(fd, "w")) == NULL) {
 		e = errno;
 		close(fd);
@@ -429,6 +456,24 @@ cli_out_open(cli *c, cli_out *o, const char *path)
 		return open_fail(c, o, path, e);
 	}
 	return 0;
+}
+
+int
+cli_out_commit(cli *c, cli_out *o)
+{
+	int rc = 0;
+
+	if (o->tmp == NULL)
+		return 0;
+	if (fflush(o->fp) != 0 || rename(o->tmp, o->target) != 0) {
+		cli_warn(c, "cannot replace %s: %s", o->name, strerror(errno));
+		rc = -1;
+		(void)unlink(o->tmp);
+	}
+	free(o->tmp);
+	free(o->target);
+	o->tmp = o->target = NULL;
+	return rc;
 }
 
 int

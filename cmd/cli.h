@@ -61,8 +61,9 @@ void cli_usage_error(cli *c, const char *fmt, ...)
  * less the umask for a new one) and renamed over it by cli_out_close, so
  * that a run that fails leaves the previous file as it was.  Anything
  * else (a terminal, /dev/null, /dev/full, a pipe) is written in place:
- * there is nothing to rename over.  A symbolic link is followed: its
- * target is replaced.  Standard output is written as it is.
+ * there is nothing to rename over.  A symbolic link is refused, never
+ * followed (the name must be the file itself).  Every descriptor is
+ * close-on-exec.  Standard output is written as it is.
  */
 typedef struct cli_out {
 	FILE *fp;            /* where the output goes */
@@ -82,6 +83,14 @@ int cli_out_open(cli *c, cli_out *o, const char *path);
  * writing NAME: reason" (status raised).
  */
 int cli_out_close(cli *c, cli_out *o, int commit, int failed, int err);
+/*
+ * The temporary file renamed over the target now, before the end (the
+ * recorder, at its first item: a recording killed later must leave its
+ * capture under its name); cli_out_close then only closes.  Returns 0,
+ * or -1 after "prog: cannot replace NAME: reason" (the temporary file
+ * removed; fp stays open, writing to nothing that has a name).
+ */
+int cli_out_commit(cli *c, cli_out *o);
 
 /*
  * A progress line for long decodes on standard error, when it is a

@@ -924,7 +924,7 @@ decode_check(cli *c, const char *path, unsigned maxwarn, decode_totals *t)
 	 * system() requests) are the trace's, not the capture's problems:
 	 * the tap keeps the last, for an abort, and writes none.
 	 */
-	if ((out = fopen("/dev/null", "w")) == NULL) {
+	if ((out = fopen("/dev/null", "we")) == NULL) {
 		cli_warn(c, "cannot open /dev/null: %s", strerror(errno));
 		return c->status;
 	}

@@ -1595,7 +1595,7 @@ cbor_out(cli *c, dtcp_container *cont, const char *name, const uint8_t *raw,
 static int
 read_all(cli *c, const char *path, uint8_t **buf, size_t *len)
 {
-	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+	FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rbe");
 	obuf b = { NULL, 0, 0, 0 };
 	uint8_t chunk[65536];
 	size_t n;
@@ -1630,6 +1630,7 @@ cmd_convert(cli *c, int argc, char **argv)
 	obuf cb = { NULL, 0, 0, 0 };
 	dtcp_container *cont;
 	dtc_error err;
+	cli_out o;
 	FILE *out = stdout;
 	int i, injson, tojson, rc = -1;
 
@@ -1667,12 +1668,12 @@ cmd_convert(cli *c, int argc, char **argv)
 		;
 	injson = k < len && buf[k] == '{';
 	tojson = fmt != NULL ? fmt[0] == 'j' : !injson;
-	if (outpath != NULL && strcmp(outpath, "-") != 0 &&
-	    (out = fopen(outpath, "wb")) == NULL) {
-		cli_warn(c, "%s: %s", outpath, strerror(errno));
+	if (cli_out_open(c, &o, outpath != NULL && strcmp(outpath, "-") != 0 ?
+	    outpath : NULL) != 0) {
 		free(buf);
 		return CLI_EXIT_WARN;
 	}
+	out = o.fp;
 	if (injson) {
 		if (json_to_cbor(c, name, (const char *)buf, len, &cb) != 0)
 			goto out;
@@ -1694,15 +1695,9 @@ cmd_convert(cli *c, int argc, char **argv)
 	rc = cbor_out(c, cont, name, buf, out, tojson);
 	dtcp_container_close(cont);
 out:
-	if (out != stdout) {
-		if (fclose(out) != 0 && rc == 0) {
-			cli_warn(c, "%s: %s", outpath, strerror(errno));
-			rc = -1;
-		}
-	} else if (fflush(out) != 0 && rc == 0) {
-		cli_warn(c, "standard output: %s", strerror(errno));
+	/* a capture that could not be converted leaves OUT as it was */
+	if (cli_out_close(c, &o, rc == 0, 0, 0) != 0)
 		rc = -1;
-	}
 	free(buf);
 	free(cb.p);
 	return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_WARN;
@@ -2036,7 +2031,7 @@ static int
 cmd_synth(cli *c, int argc, char **argv)
 {
 	const char *in = NULL, *outpath = NULL;
-	FILE *out = stdout;
+	cli_out o;
 	dtc_error err;
 	int i, rc;
 
@@ -2061,25 +2056,17 @@ cmd_synth(cli *c, int argc, char **argv)
 	}
 	if (in == NULL)
 		cli_usage_error(c, "synth: no description given");
-	if (outpath != NULL && strcmp(outpath, "-") != 0 &&
-	    (out = fopen(outpath, "wb")) == NULL) {
-		cli_warn(c, "%s: %s", outpath, strerror(errno));
+	if (cli_out_open(c, &o, outpath != NULL && strcmp(outpath, "-") != 0 ?
+	    outpath : NULL) != 0)
 		return CLI_EXIT_WARN;
-	}
 	dtc_error_clear(&err);
-	rc = synth_run(in, out, &err);
-	if (out != stdout && fclose(out) != 0 && rc == 0) {
-		cli_warn(c, "%s: %s", outpath, strerror(errno));
-		rc = -1;
-	}
-	if (rc != 0) {
-		if (err.code != DTC_E_NONE)
-			cli_report(c, &err);
-		/* a half-written capture would pass for one cut short */
-		if (out != stdout)
-			(void)unlink(outpath);
+	rc = synth_run(in, o.fp, &err);
+	if (rc != 0 && err.code != DTC_E_NONE)
+		cli_report(c, &err);
+	/* a half-written capture would pass for one cut short: it never
+	 * replaces OUT */
+	if (cli_out_close(c, &o, rc == 0, 0, 0) != 0 || rc != 0)
 		return CLI_EXIT_WARN;
-	}
 	return CLI_EXIT_OK;
 }
 

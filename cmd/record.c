@@ -10,12 +10,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "record.h"
 
 /* ------------------------------------------------------------------ */
@@ -34,6 +36,12 @@ struct rec_sink {
 	int run_cpu;
 	uint8_t *run;
 	size_t run_len, run_cap;
+	/* -o FILE: a temporary file renamed over FILE at the first item */
+	cli *cli;
+	cli_out *file;
+	/* --max-size: 0 none; full once the capture reached it */
+	uint64_t max_size;
+	int full;
 };
 
 /* A run this long is written out even if the CPU does not change, so
@@ -68,11 +76,45 @@ rec_sink_start(rec_sink *s, const dtc_writer_header *h)
 	if (s->failed)
 		return -1;
 	s->w = dtc_writer_new(s->out, h, &s->err);
-	if (s->w == NULL)
+	if (s->w == NULL) {
 		s->failed = 1;
-	else
+	} else if (s->file != NULL && cli_out_commit(s->cli, s->file) != 0) {
+		/* the message is out already: "cannot replace FILE: ..." */
+		snprintf(s->err.text, sizeof(s->err.text), "not recorded");
+		s->failed = 1;
+	} else {
 		s->started = 1;
+	}
 	return s->failed ? -1 : 0;
+}
+
+void
+rec_sink_discard(rec_sink *s)
+{
+	/* the previous file under the name stays as it was */
+	if (s->file != NULL && s->file->tmp != NULL) {
+		(void)cli_out_close(s->cli, s->file, 0, 0, 0);
+		s->file = NULL;
+	}
+}
+
+/* --max-size: the capture is full once its bytes (those still in the
+ * stream's buffer included) reach the limit. */
+static void
+sink_measure(rec_sink *s)
+{
+	off_t pos;
+
+	if (s->max_size == 0 || s->full)
+		return;
+	if ((pos = ftello(s->out)) >= 0 && (uint64_t)pos >= s->max_size)
+		s->full = 1;
+}
+
+int
+rec_sink_full(const rec_sink *s)
+{
+	return s->full;
 }
 
 int
@@ -99,6 +141,7 @@ sink_flush_run(rec_sink *s)
 	rc = dtc_writer_add_recs(s->w, s->pass, s->run_cpu, s->run,
 	    s->run_len, &s->err);
 	s->run_len = 0;
+	sink_measure(s);
 	return rec_sink_check(s, rc);
 }
 
@@ -157,6 +200,7 @@ rec_sink_end_pass(rec_sink *s)
 	if (sink_flush_run(s) != 0)
 		return -1;
 	s->pass++;
+	sink_measure(s);
 	/* a recorder killed later leaves every complete item of this pass */
 	if (fflush(s->out) == EOF) {
 		snprintf(s->err.text, sizeof(s->err.text), "write: %s",
@@ -232,16 +276,54 @@ static const char record_usage[] =
 "           [-m module] [-f function] [-i probe-id] [-x opt[=val]]...\n"
 "           [-b bufsz] [-c cmd] [-p pid] [-D name[=def]] [-U name] [-I dir]\n"
 "           [-L dir] [-X a|c|s|t] [-o capture.dtsnap|-] [--tee FILE|-]\n"
-"           [args ...]\n"
+"           [--max-size SIZE] [args ...]\n"
 "\n"
 "Run a D program as dtrace(1) runs it (until exit(), the end of -c cmd,\n"
 "SIGINT or SIGTERM) and write what the consumer received to a .dtsnap\n"
 "capture.  --tee FILE also writes what dtrace(1) would have printed on\n"
 "its standard output to FILE (\"-\": this program's), and its messages to\n"
-"standard error as dtrace(1) writes them.  See dtsnap(1).\n";
+"standard error as dtrace(1) writes them.\n"
+"\n"
+"  --max-size SIZE  stop recording (as SIGINT would: the END clause, the\n"
+"                   aggregations and the end item are still written) once\n"
+"                   the capture holds SIZE bytes (suffix K, M or G: powers\n"
+"                   of 1024); the exit status is then 3\n"
+"\n"
+"-o FILE is written as a temporary file beside FILE, renamed over it at\n"
+"the first item: a run that records nothing leaves FILE as it was.  A\n"
+"symbolic link named by -o or --tee is refused, never followed.  See\n"
+"dtsnap(1), RECORDING IN PRODUCTION.\n";
 
 /* dtrace(1)'s options that dtsnap record takes; -o is the capture. */
 static const char record_optstr[] = "+:b:c:CD:f:FhHi:I:L:m:n:o:p:P:qs:U:wx:X:Z";
+
+/* The exit status of a recording stopped by --max-size. */
+#define REC_E_FULL 3
+
+/* SIZE[K|M|G] (powers of 1024, as perf record --max-size); 0: bad. */
+static uint64_t
+parse_size(const char *arg)
+{
+	char *end;
+	uint64_t v, mul = 1;
+
+	errno = 0;
+	if (arg[0] < '0' || arg[0] > '9')
+		return 0;
+	v = strtoull(arg, &end, 10);
+	if (errno != 0)
+		return 0;
+	switch (*end) {
+	case 'k': case 'K': mul = 1ull << 10; end++; break;
+	case 'm': case 'M': mul = 1ull << 20; end++; break;
+	case 'g': case 'G': mul = 1ull << 30; end++; break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end != '\0' || v > UINT64_MAX / mul)
+		return 0;
+	return v * mul;
+}
 
 static void __attribute__((format(printf, 1, 2), noreturn))
 usage_error(const char *fmt, ...)
@@ -261,10 +343,14 @@ record_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "tee", required_argument, NULL, 'T' },
+		{ "max-size", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *capname = NULL, *teename = NULL;
+	uint64_t max_size = 0;
+	cli pc;
+	cli_out capout, teeout;
 	rec_config cfg;
 	rec_arg *args;
 	char **dargv;
@@ -312,6 +398,11 @@ record_main(int argc, char **argv)
 		case 'T':
 			teename = optarg;
 			break;
+		case 'M':
+			if ((max_size = parse_size(optarg)) == 0)
+				usage_error("--max-size takes a size in bytes "
+				    "(suffix K, M or G), not '%s'", optarg);
+			break;
 		case ':':
 			usage_error("option -%c needs an argument", optopt);
 		case '?':
@@ -343,24 +434,33 @@ record_main(int argc, char **argv)
 		usage_error("--tee - and -o - would both write to standard "
 		    "output");
 
-	if (strcmp(capname, "-") == 0) {
+	/*
+	 * Every file is close-on-exec (the -c command must not write into
+	 * the capture), and none is opened through a symbolic link.
+	 */
+	cli_init(&pc, "dtsnap record");
+	memset(&capout, 0, sizeof(capout));
+	memset(&teeout, 0, sizeof(teeout));
+	if (strcmp(capname, "-") == 0)
 		capture = stdout;
-	} else if ((capture = fopen(capname, "wb")) == NULL) {
-		fprintf(stderr, "dtsnap record: %s: %s\n", capname,
-		    strerror(errno));
+	else if (cli_out_open(&pc, &capout, capname) != 0)
 		return REC_E_ERROR;
-	}
+	else
+		capture = capout.fp;
 	if (teename != NULL && strcmp(teename, "-") == 0) {
 		tee_out = stdout;
 		tee_err = stderr;
 	} else if (teename != NULL) {
-		/* dtrace(1)'s stdout to the file; its messages (drops, errors)
-		 * to our stderr, as dtrace writes them */
-		if ((tee_out = fopen(teename, "w")) == NULL) {
-			fprintf(stderr, "dtsnap record: %s: %s\n", teename,
-			    strerror(errno));
+		/* dtrace(1)'s stdout to the file, under its name at once (as
+		 * a shell's > would: it can be followed); its messages
+		 * (drops, errors) to our stderr, as dtrace writes them */
+		if (cli_out_open(&pc, &teeout, teename) != 0 ||
+		    cli_out_commit(&pc, &teeout) != 0) {
+			if (capture != stdout)
+				(void)cli_out_close(&pc, &capout, 0, 0, 0);
 			return REC_E_ERROR;
 		}
+		tee_out = teeout.fp;
 		tee_err = stderr;
 	}
 
@@ -378,6 +478,11 @@ record_main(int argc, char **argv)
 		fputs("dtsnap record: out of memory\n", stderr);
 		return REC_E_ERROR;
 	}
+	if (capture != stdout) {
+		cfg.sink->cli = &pc;
+		cfg.sink->file = &capout;
+	}
+	cfg.sink->max_size = max_size;
 
 	status = rec_backend_run(&cfg);
 
@@ -388,18 +493,22 @@ record_main(int argc, char **argv)
 		if (status == REC_E_SUCCESS)
 			status = REC_E_ERROR;
 	}
-	if (capture != stdout && fclose(capture) != 0) {
-		fprintf(stderr, "dtsnap record: %s: %s\n", capname,
-		    strerror(errno));
+	if (rec_sink_full(cfg.sink)) {
+		fprintf(stderr, "dtsnap record: %s: stopped at --max-size "
+		    "(%" PRIu64 " bytes)\n", strcmp(capname, "-") == 0 ?
+		    "<stdout>" : capname, max_size);
 		if (status == REC_E_SUCCESS)
-			status = REC_E_ERROR;
+			status = REC_E_FULL;
 	}
-	/* nothing traced (the program did not compile, ...): no capture */
-	if (capture != stdout && !rec_sink_started(cfg.sink))
-		(void)unlink(capname);
+	/* nothing traced (the program did not compile, ...): the temporary
+	 * file goes, and what FILE held stays */
+	if (capture != stdout && cli_out_close(&pc, &capout, 0, 0, 0) != 0 &&
+	    status == REC_E_SUCCESS)
+		status = REC_E_ERROR;
 	rec_sink_free(cfg.sink);
-	if (tee_out != NULL && tee_out != stdout)
-		fclose(tee_out);
+	if (tee_out != NULL && tee_out != stdout &&
+	    cli_out_close(&pc, &teeout, 1, 0, 0) != 0 && status == REC_E_SUCCESS)
+		status = REC_E_ERROR;
 	free(args);
 	free(dargv);
 	return status;

@@ -84,6 +84,11 @@ int rec_sink_end_pass(rec_sink *s);
 int rec_sink_started(const rec_sink *s);
 /* A clean close: the end item with the exit status. */
 int rec_sink_finish(rec_sink *s, int exit_status);
+/* Nothing recorded after all: the temporary file of -o FILE removed,
+ * FILE as it was (a no-op once the first item went out). */
+void rec_sink_discard(rec_sink *s);
+/* Whether --max-size was reached: the backend then stops as on SIGINT. */
+int rec_sink_full(const rec_sink *s);
 /* A capture cut short: what was written stays, without an end item. */
 void rec_sink_abandon(rec_sink *s);
 const char *rec_sink_error(rec_sink *s, char *buf, size_t len);

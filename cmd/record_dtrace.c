@@ -209,8 +209,8 @@ die(void)
 	/* the capture keeps what was written, without an end item */
 	if (g.started)
 		rec_sink_abandon(g.sink);
-	else if (strcmp(g.cfg->capture_name, "-") != 0)
-		(void)unlink(g.cfg->capture_name);
+	else
+		rec_sink_discard(g.sink);
 	if (g.ofp != NULL)
 		fflush(g.ofp);
 	/* close the handle so that controlled processes are continued */
@@ -1759,7 +1759,7 @@ compile_file(dtrace_cmd_t *dcp)
 	char *arg0;
 	FILE *fp;
 
-	if ((fp = fopen(dcp->dc_arg, "r")) == NULL)
+	if ((fp = fopen(dcp->dc_arg, "re")) == NULL)
 		fatal("failed to open %s", dcp->dc_arg);
 
 	arg0 = g.argv[0];
@@ -2168,7 +2168,7 @@ rec_backend_run(const rec_config *cfg)
 	 */
 	if (cfg->tee_out != NULL) {
 		g.ofp = cfg->tee_out;
-	} else if ((g.devnull = fopen("/dev/null", "w")) == NULL) {
+	} else if ((g.devnull = fopen("/dev/null", "we")) == NULL) {
 		fatal("failed to open /dev/null");
 	} else {
 		g.ofp = g.devnull;
@@ -2401,7 +2401,7 @@ rec_backend_run(const rec_config *cfg)
 				capture_failed();
 		}
 
-		if (done == DONE_SAW_EXIT || g.intr ||
+		if (done == DONE_SAW_EXIT || g.intr || rec_sink_full(g.sink) ||
 		    (g.psc != 0 && g.pslive <= 0)) {
 			done = DONE_SAW_END;
 			if (dtrace_stop(g.dtp) == -1)
