@@ -500,6 +500,9 @@ record_main(int argc, char **argv)
 		if (status == REC_E_SUCCESS)
 			status = REC_E_FULL;
 	}
+	/* a write error was said above, with its reason */
+	if (capture != stdout && rec_sink_check(cfg.sink, 0) != 0)
+		clearerr(capture);
 	/* nothing traced (the program did not compile, ...): the temporary
 	 * file goes, and what FILE held stays */
 	if (capture != stdout && cli_out_close(&pc, &capout, 0, 0, 0) != 0 &&

@@ -81,11 +81,12 @@ mode=$(stat -c %a new.txt)
 echo old >target.txt
 ln -s target.txt link.txt
 "$DTCONSUME" -o link.txt cap.dtsnap 2>err; rc=$?
-if [ -L link.txt ] && cmp -s target.txt want.txt; then
-	ok "-o a symbolic link: its target replaced"
+if [ $rc = 1 ] && [ -L link.txt ] && [ "$(cat target.txt)" = old ]; then
+	ok "-o a symbolic link: refused, its target untouched"
 else
-	not_ok "-o a symbolic link"
+	not_ok "-o a symbolic link" "exit $rc" "$(cat err)"
 fi
+rm -f link.txt
 no_temp "no temporary file left (clean runs)"
 
 # --- runs that fail leave FILE as it was
