@@ -13,19 +13,30 @@
 # capture for each sink: wall and CPU seconds, MB/s, records/s.  Median of
 # RUNS runs.  Prints a Markdown report on stdout.
 #
+# Then, side by side on one syscall tracepoint (write(2) entry of the
+# load) and on a profile (997 Hz on the load), the recorder against
+# dtrace(1) printing the run and against `perf record` (Debian linux-perf,
+# PERF) on the same event: events, events/s over the run's wall time,
+# consumer CPU, drops (dtrace's drop lines, perf's LOST events) and bytes
+# on disk per event (dtrace: the bytes it printed).  -z rows appear when
+# the recorder has -z; perf record -z when perf has it.
+#
 # Needs root, tracefs, a dtrace-utils build (DTRACE, default
 # /var/tmp/dtrace-utils/dtrace) and a build dir with the recorder (-b).
-# Usage: bench/live.sh [-b BUILDDIR] [-r RUNS] [-n SYSCALLS]
+# Usage: bench/live.sh [-b BUILDDIR] [-r RUNS] [-n SYSCALLS] [-S]
+# (-S: the side-by-side table only)
 set -u
 B=.
 RUNS=3
 N=400000
-while getopts b:r:n: ch; do
+SIDE_ONLY=0
+while getopts b:r:n:S ch; do
 	case $ch in
 	b) B=$OPTARG ;;
 	r) RUNS=$OPTARG ;;
 	n) N=$OPTARG ;;
-	*) sed -n '2,20p' "$0" >&2; exit 2 ;;
+	S) SIDE_ONLY=1 ;;
+	*) sed -n '2,30p' "$0" >&2; exit 2 ;;
 	esac
 done
 DTRACE=${DTRACE:-/var/tmp/dtrace-utils/dtrace}
@@ -61,6 +72,92 @@ timed() {
 	awk '{ printf "%.2f %.2f\n", $1 + $2, $3 }' "$w/t"
 }
 drops() { grep -c 'drop' "$w/err" || true; }
+
+# side_by_side: the table of the issue's goals (see the top of this file)
+side_by_side() {
+	local perf=${PERF:-perf} wl who r ev sz dl cpu wall zopt hasperf=
+	"$perf" --version >/dev/null 2>&1 && hasperf=yes
+	echo "## Side by side: recorder, dtrace(1), perf record"
+	echo
+	echo "- $(uname -r), $(nproc) CPUs; load: \`$LOAD\` (-c), median of" \
+	    "$RUNS; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "- perf: $("$perf" --version 2>/dev/null || echo none)"
+	echo
+	echo "| workload | consumer | events | events/s (run) | CPU s | drops | bytes/event |"
+	echo "|---|---|---:|---:|---:|---:|---:|"
+	# one line per event, so that dtrace's events can be counted
+	echo 'syscall::write:entry /pid == $target/ { printf("%d %d\n", arg0, arg2); }' \
+	    >"$w/sys.d"
+	echo 'profile-997 /pid == $target/ { printf("%x\n", arg1); }' >"$w/prof.d"
+	zopt=
+	"$DTSNAP" record --help 2>&1 | grep -q -- ' -z' && zopt=yes
+	for wl in sys prof; do
+		for who in dtrace record record-z perf perf-z; do
+			case $who in
+			record-z) [ -n "$zopt" ] || continue ;;
+			perf) [ -n "$hasperf" ] || continue ;;
+			perf-z) [ -n "$hasperf" ] && "$perf" record -z -q \
+			    -o "$w/ztest" true >/dev/null 2>&1 || continue ;;
+			esac
+			: >"$w/cpus"; : >"$w/walls"; dl=0
+			for _ in $(seq "$RUNS"); do
+				rm -f "$w/out"
+				case $who in
+				dtrace)
+					"$TIME" -f '%U %S %e' -o "$w/t" "$DTRACE" \
+					    -q -s "$w/$wl.d" -c "$LOAD" \
+					    >"$w/out" 2>"$w/err"
+					r=$(awk '{ printf "%.2f %.2f\n", $1 + $2,
+					    $3 }' "$w/t")
+					dl=$(drops) ;;
+				record)
+					r=$(timed "$DTSNAP" record -q -s "$w/$wl.d" \
+					    -c "$LOAD" -o "$w/out")
+					dl=$(drops) ;;
+				record-z)
+					r=$(timed "$DTSNAP" record -z -q \
+					    -s "$w/$wl.d" -c "$LOAD" -o "$w/out")
+					dl=$(drops) ;;
+				perf*)
+					if [ $wl = sys ]; then
+						set -- -e syscalls:sys_enter_write
+					else
+						set -- -F 997 -e cpu-clock
+					fi
+					[ $who = perf-z ] && set -- -z "$@"
+					r=$(timed "$perf" record -q -o "$w/out" \
+					    "$@" -- $LOAD)
+					dl=$("$perf" report -i "$w/out" --stats \
+					    2>/dev/null | awk '/LOST/ { n += $NF }
+					    END { print n + 0 }') ;;
+				esac
+				echo "${r% *}" >>"$w/cpus"
+				echo "${r#* }" >>"$w/walls"
+			done
+			case $who in
+			dtrace) ev=$(grep -c . "$w/out") ;;
+			record*) ev=$("$DTC" -f none "$w/out" 2>/dev/null | sed -n \
+			    's/.* \([0-9][0-9]*\) probe firings.*/\1/p') ;;
+			perf*) ev=$("$perf" script -i "$w/out" 2>/dev/null |
+			    grep -c .) ;;
+			esac
+			sz=$(stat -c %s "$w/out")
+			cpu=$(median <"$w/cpus")
+			wall=$(median <"$w/walls")
+			echo "| $wl | $who | ${ev:-?} |" \
+			    "$(awk -v n="${ev:-0}" -v t="$wall" 'BEGIN {
+			    if (t > 0) printf "%.0f", n / t; else print "-" }') |" \
+			    "$cpu | $dl |" \
+			    "$(awk -v n="${ev:-0}" -v s="$sz" 'BEGIN {
+			    if (n > 0) printf "%.1f", s / n; else print "-" }') |"
+		done
+	done
+	echo
+}
+if [ "$SIDE_ONLY" = 1 ]; then
+	side_by_side
+	exit 0
+fi
 
 echo "## Live: dtsnap record against dtrace(1), then dtconsume on the capture"
 echo
@@ -111,3 +208,4 @@ for wl in printf trace agg; do
 		echo "| $wl | $sink | $mb | ${recs:-?} | $c | $(median <"$w/walls") | $(awk -v m="$mb" -v c="$c" 'BEGIN { if (c > 0) printf "%.0f", m / c; else print "-" }') | $(awk -v n="${recs:-0}" -v c="$c" 'BEGIN { if (c > 0) printf "%.2fM", n / c / 1e6; else print "-" }') |"
 	done
 done
+side_by_side
