@@ -17,7 +17,9 @@
 # load) and on a profile (997 Hz on the load), the recorder against
 # dtrace(1) printing the run and against `perf record` (Debian linux-perf,
 # PERF) on the same event: events, events/s over the run's wall time,
-# consumer CPU, drops (dtrace's drop lines, perf's LOST events) and bytes
+# consumer CPU (with the load's: the kernel-side cost of each tracer
+# lands in the traced process), drops (dtrace's drop lines, perf's lost
+# samples) and bytes
 # on disk per event (dtrace: the bytes it printed).  -z rows appear when
 # the recorder has -z; perf record -z when perf has it.
 #
@@ -128,8 +130,8 @@ side_by_side() {
 					r=$(timed "$perf" record -q -o "$w/out" \
 					    "$@" -- $LOAD)
 					dl=$("$perf" report -i "$w/out" --stats \
-					    2>/dev/null | awk '/LOST/ { n += $NF }
-					    END { print n + 0 }') ;;
+					    2>/dev/null | awk '/LOST_SAMPLES events:/ {
+					    if ($3 > n) n = $3 } END { print n + 0 }') ;;
 				esac
 				echo "${r% *}" >>"$w/cpus"
 				echo "${r#* }" >>"$w/walls"

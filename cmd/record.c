@@ -429,6 +429,11 @@ record_main(int argc, char **argv)
 			    "standard output not a terminal)");
 		capname = "-";
 	}
+	/* the size is the stream's offset: a pipe has none */
+	if (max_size != 0 && strcmp(capname, "-") == 0 &&
+	    lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0)
+		usage_error("--max-size needs a capture that is a file "
+		    "(-o FILE), not a pipe");
 	if (strcmp(capname, "-") == 0 && teename != NULL &&
 	    strcmp(teename, "-") == 0)
 		usage_error("--tee - and -o - would both write to standard "
