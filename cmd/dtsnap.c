@@ -1632,7 +1632,7 @@ cmd_convert(cli *c, int argc, char **argv)
 	dtc_error err;
 	cli_out o;
 	FILE *out = stdout;
-	int i, injson, tojson, rc = -1;
+	int i, injson, tojson, rc = -1, wrote = 0;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
@@ -1693,10 +1693,13 @@ cmd_convert(cli *c, int argc, char **argv)
 		goto out;
 	}
 	rc = cbor_out(c, cont, name, buf, out, tojson);
+	/* damaged items were said: the rest is converted, as dtconsume
+	 * keeps a damaged capture's output */
+	wrote = 1;
 	dtcp_container_close(cont);
 out:
-	/* a capture that could not be converted leaves OUT as it was */
-	if (cli_out_close(c, &o, rc == 0, 0, 0) != 0)
+	/* an input that could not be converted leaves OUT as it was */
+	if (cli_out_close(c, &o, rc == 0 || wrote, 0, 0) != 0)
 		rc = -1;
 	free(buf);
 	free(cb.p);
