@@ -41,6 +41,7 @@
  * through a temporary file, since JSON wants them after the events.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -787,7 +788,9 @@ te_create(const dtc_emitter_opts *o)
 		free(st);
 		return NULL;
 	}
-	st->samples = tmpfile();
+	/* close-on-exec, as every file the programs open */
+	if ((st->samples = tmpfile()) != NULL)
+		(void)fcntl(fileno(st->samples), F_SETFD, FD_CLOEXEC);
 	fputs("{\"traceEvents\":[", st->out);
 	return st;
 }
