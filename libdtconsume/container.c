@@ -1957,6 +1957,27 @@ find_inside(dtcp_container *c, size_t from, size_t until, size_t *at,
 }
 
 /*
+ * The item just decoded is of a kind that is not the format's (an
+ * unknown kind in a capture of a version this reader knows), which will
+ * be skipped whole: an item inserted cut short may have taken the start
+ * of the next one into a string and its tail as pairs, so it is looked
+ * into too.  ("t" first, as writers and plausible() have it; the nodes'
+ * strings are still offsets into data.)
+ */
+static bool
+not_the_formats(const dtcp_container *c)
+{
+	const dtcp_node *n = c->nodes;
+
+	if (c->nnodes < 3 || n[0].type != DTCP_N_MAP || n[0].count == 0 ||
+	    n[1].type != DTCP_N_TEXT || n[1].len != 1 ||
+	    c->data[n[1].u] != 't' || n[2].type != DTCP_N_TEXT)
+		return false;
+	return c->minor <= DTCP_FORMAT_MINOR &&
+	    kind_flavor((const char *)c->data + n[2].u, n[2].len) == 0;
+}
+
+/*
  * An item decoded whole at start.  When what follows it does not start
  * an item, the damage is either after it (stray bytes: resync() reports
  * them next) or in it: a length or count in it claimed bytes of the items
@@ -1971,15 +1992,23 @@ accept(dtcp_container *c, long long index, size_t start, dtc_error *err)
 	bool ok;
 	int r;
 
-	if (index == 0 || c->cut) {
+	if (index == 0) {
 		c->index = index + 1;
 		return take_item(c, index, start, err);
 	}
-	if (item_follows(c, end, &ok, err) != DTC_OK)
-		return DTC_FATAL;
-	if (ok) {
-		c->index = index + 1;
-		return take_item(c, index, start, err);
+	/*
+	 * An item cut where a map inside it starts like an item is damaged
+	 * by definition (its head claimed more than it holds): a length in
+	 * it may also have taken a whole item before that place (an item
+	 * cut short, then the next ones), so it is looked into as well.
+	 */
+	if (!c->cut) {
+		if (item_follows(c, end, &ok, err) != DTC_OK)
+			return DTC_FATAL;
+		if (ok && !not_the_formats(c)) {
+			c->index = index + 1;
+			return take_item(c, index, start, err);
+		}
 	}
 	if ((r = find_inside(c, start + 1, end, &p, err)) == D_FATAL)
 		return DTC_FATAL;
