@@ -649,6 +649,9 @@ const dtcp_meta *dtcp_reader_meta(const dtc_reader *r);
  * delivered (what a message about rendering it names); left alone
  * between record sets. */
 void dtcp_reader_where(const dtc_reader *r, dtc_error *err);
+/* The message cap in force (maxmsgsize; its default when unset), 0 for
+ * none. */
+size_t dtcp_msg_cap(const dtc_reader *r);
 const dtcp_options *dtcp_reader_options(const dtc_reader *r);
 int dtcp_reader_swap(const dtc_reader *r);     /* capture byte order != host */
 int dtcp_reader_illumos(const dtc_reader *r);  /* illumos rules */
