@@ -24,7 +24,16 @@
  * not part of this one: its head claimed more than it holds.  Values no
  * key of the format holds (tags, unassigned simple values, nesting past
  * the node tree's depth) are read past, not refused, and reported once
- * per item.
+ * per item.  An item of a kind no capture of its version has is not the
+ * format's: skipped, after a look inside it for an item it swallowed.
+ *
+ * Item numbers (key "seq", dtsnap(5) version 1.3) move on only with the
+ * items taken: an item whose number cannot be read, or that is skipped,
+ * unknown or of the other flavor, costs none, so damage never takes the
+ * number of the intact item after it.  A repeat is a number an item taken
+ * had; a jump ahead is checked against the next item's number (peek_seq)
+ * before it is believed; a second header of another capture starts a
+ * spliced capture, skipped while its items go on with its own numbers.
  *
  * Nothing here is sized from a number found in the input: each node costs
  * at least one input byte, so the node array grows only with real data,
