@@ -537,4 +537,14 @@ else
 	not_ok "symbols -f json: symbol and name cut at 1000 bytes, the same notices" \
 	    "status $rc" "$(head -n 2 "$work/symj.err")"
 fi
+capped symf 1000 "$work/sym.dtsnap" json-freebsd
+if [ $rc = 1 ] && notices symf symbol 1000 2 &&
+    "$JQ" -e '[.dtrace.probes[0].output[0].sym,
+    .dtrace.probes[0].output[1]."stack-frames"[].symbol | length] ==
+    [1000, 1000, 1000]' "$work/symf.out" >/dev/null; then
+	ok "symbols -f json-freebsd: cut at 1000 bytes, the same notices"
+else
+	not_ok "symbols -f json-freebsd: cut at 1000 bytes, the same notices" \
+	    "status $rc" "$(head -n 2 "$work/symf.err")"
+fi
 finish
