@@ -445,9 +445,8 @@ decode_file(run *x, dtc_reader *r, const char *path)
 	cli_progress_file(x->c->progress, r, strcmp(path, "-") == 0 ?
 	    "<stdin>" : path, capture_size(path));
 	/* DTC_WARN (something skipped, or no end item) needs nothing more
-	 * here: on_warn reported each warning and raised the status, and
-	 * a capture that stops cleanly without its end item decodes whole
-	 * (exit 0, as dtconsume(1) says) */
+	 * here: on_warn reported each warning, the missing end item too,
+	 * and raised the status */
 	rc = dtc_consume(r, x->c->progress != NULL ? &counted : &handler, x,
 	    &where);
 	cli_progress_file(x->c->progress, NULL, NULL, 0);

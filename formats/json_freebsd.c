@@ -63,6 +63,7 @@ typedef struct fb {
 	dtc_buf buf;
 	dtc_buf dump;        /* jansson's text of a piece */
 	int werr;
+	const dtc_event *ev; /* the record or printing being written */
 } fb;
 
 static void
@@ -201,6 +202,22 @@ value_obj(const dtc_value *v)
 	return o;
 }
 
+/* The symbol text in s->buf under the message cap, cut and said once for
+ * the record as -f text says it (key: the record's recdesc). */
+static json_t *
+sym_string(fb *s, const dtc_reader *r, const void *key)
+{
+	dtc_error err = DTC_ERROR_INIT;
+	size_t n = s->buf.len;
+
+	if (dtc_text_cut(r, &s->buf, 0, "symbol", &err) == DTC_WARN) {
+		n = model_utf8_cut(s->buf.s, s->buf.len);
+		if (s->ev != NULL)
+			dtc_emit_cut(&s->opts, &s->cuts, s->ev, key, &err);
+	}
+	return json_stringn(s->buf.s, n);
+}
+
 static json_t *
 frames(fb *s, const dtc_reader *r, const dtc_value *v)
 {
@@ -233,7 +250,7 @@ frames(fb *s, const dtc_reader *r, const dtc_value *v)
 			else
 				dtc_frame_text(r, pc, &s->buf);
 			json_object_set_new(f, "symbol",
-			    json_stringn(s->buf.s, s->buf.len));
+			    sym_string(s, r, v->rd));
 			if (found && sym.module != NULL)
 				json_object_set_new(f, "module",
 				    json_string(sym.module));
@@ -286,7 +303,7 @@ element(fb *s, const dtc_reader *r, const dtc_value *v)
 		break;
 	case DTC_V_SYM:
 		dtc_addr_text(r, v->addr, 1, &s->buf);
-		json_object_set_new(o, "sym", json_stringn(s->buf.s, s->buf.len));
+		json_object_set_new(o, "sym", sym_string(s, r, v->rd));
 		if (dtc_ksym_lookup(r, v->addr, &sym) && sym.module != NULL)
 			json_object_set_new(o, "object", json_string(sym.module));
 		if (dtc_ksym_lookup(r, v->addr, &sym) && sym.name != NULL) {
@@ -298,17 +315,17 @@ element(fb *s, const dtc_reader *r, const dtc_value *v)
 		break;
 	case DTC_V_MOD:
 		dtc_mod_text(r, v->addr, &s->buf);
-		json_object_set_new(o, "mod", json_stringn(s->buf.s, s->buf.len));
+		json_object_set_new(o, "mod", sym_string(s, r, v->rd));
 		break;
 	case DTC_V_UMOD:
 		dtc_umod_text(r, v->pid, v->addr, &s->buf);
-		json_object_set_new(o, "umod", json_stringn(s->buf.s, s->buf.len));
+		json_object_set_new(o, "umod", sym_string(s, r, v->rd));
 		break;
 	case DTC_V_USYM:
 	case DTC_V_UADDR:
 		dtc_uaddr_text(r, v->pid, v->addr, v->kind == DTC_V_USYM,
 		    &s->buf);
-		json_object_set_new(o, "usym", json_stringn(s->buf.s, s->buf.len));
+		json_object_set_new(o, "usym", sym_string(s, r, v->rd));
 		break;
 	case DTC_V_MEMORY:
 		json_object_set_new(o, "tracemem", bytes_value(v->data, v->size));
@@ -602,6 +619,7 @@ on_record(const dtc_event *ev, void *arg)
 	size_t n;
 	int rc;
 
+	s->ev = ev;
 	if (s->aborted)
 		return DTC_EMIT_ABORT;
 	if (!s->in_probe)
@@ -724,6 +742,7 @@ on_agg(const dtc_event *ev, void *arg)
 {
 	fb *s = arg;
 
+	s->ev = ev;
 	if (s->aborted)
 		return DTC_EMIT_ABORT;
 	begin_doc(s);

@@ -255,6 +255,39 @@ bytes_payload(model_out *o, const uint8_t *p, size_t n)
 	}
 }
 
+/* A name from the capture (a module's, a symbol's) under the message
+ * cap: what symbol_text says is cut is cut here too. */
+#define kname(o, k, r, s) kname_((o), "" k "", sizeof(k) - 1, (r), (s))
+static void
+kname_(model_out *o, const char *k, size_t kn, const dtc_reader *r,
+    const char *s)
+{
+	size_t cap = model_cap(r), n;
+
+	O(o, key, k, kn);
+	if (s == NULL) {
+		O(o, null);
+		return;
+	}
+	n = strnlen(s, cap);
+	O(o, str, s, s[n] != '\0' ? model_utf8_cut(s, n) : n);
+}
+
+/* "symbol": the text in m->buf under the message cap, cut as printf's
+ * messages are and said once for the record (key: its recdesc). */
+static void
+symbol_text(model *m, model_out *o, const dtc_reader *r, const void *key)
+{
+	dtc_error err = DTC_ERROR_INIT;
+	int rc = dtc_text_cut(r, &m->buf, 0, "symbol", &err);
+
+	KEY(o, "symbol");
+	O(o, str, m->buf.s, rc == DTC_WARN ? model_utf8_cut(m->buf.s,
+	    m->buf.len) : m->buf.len);
+	if (rc == DTC_WARN && m->ev != NULL)
+		dtc_emit_cut(&m->opts, &m->cuts, m->ev, key, &err);
+}
+
 static void
 frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
     uint64_t pid, const char *helper, size_t hlen)
@@ -278,8 +311,8 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 	}
 	found = user ? dtc_usym_lookup(r, pid, pc, &s) :
 	    dtc_ksym_lookup(r, pc, &s);
-	kstr(o, "module", found ? s.module : NULL);
-	kstr(o, "name", found ? s.name : NULL);
+	kname(o, "module", r, found ? s.module : NULL);
+	kname(o, "name", r, found ? s.name : NULL);
 	KEY(o, "offset");
 	if (found && s.name != NULL)
 		O(o, u64, pc - s.start);
@@ -290,8 +323,8 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 		dtc_uaddr_text(r, pid, pc, 0, &m->buf);
 	else
 		dtc_frame_text(r, pc, &m->buf);
-	KEY(o, "symbol");
-	O(o, str, m->buf.s, m->buf.len);
+	symbol_text(m, o, r, m->ev != NULL && m->ev->value != NULL ?
+	    (const void *)m->ev->value->rd : NULL);
 	if (helper != NULL) {
 		/* the ustack helper's (jstack's) text for this frame */
 		KEY(o, "string");
@@ -352,9 +385,9 @@ symbol_payload(model *m, model_out *o, const dtc_reader *r,
 	}
 	KEY(o, "addr");
 	O(o, addr, v->addr);
-	kstr(o, "module", found ? s.module : NULL);
+	kname(o, "module", r, found ? s.module : NULL);
 	if (v->kind != DTC_V_MOD && v->kind != DTC_V_UMOD) {
-		kstr(o, "name", found ? s.name : NULL);
+		kname(o, "name", r, found ? s.name : NULL);
 		KEY(o, "offset");
 		if (found && s.name != NULL)
 			O(o, u64, v->addr - s.start);
@@ -369,8 +402,7 @@ symbol_payload(model *m, model_out *o, const dtc_reader *r,
 	case DTC_V_UMOD: dtc_umod_text(r, v->pid, v->addr, &m->buf); break;
 	default: dtc_uaddr_text(r, v->pid, v->addr, 0, &m->buf); break;
 	}
-	KEY(o, "symbol");
-	O(o, str, m->buf.s, m->buf.len);
+	symbol_text(m, o, r, v->rd);
 }
 
 /*
@@ -535,6 +567,7 @@ typed_payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 {
 	struct tstate t;
 	dtc_error err;
+	int rc;
 
 	kstr(o, "type", dtc_ctype_name(v->ctype));
 	kstr(o, "module", dtc_ctype_module(v->ctype));
@@ -546,10 +579,15 @@ typed_payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 	dtc_error_clear(&err);
 	dtc_buf_reset(&m->buf);
 	KEY(o, "text");
-	if (dtc_typed_render(r, v, &m->buf, &err) == DTC_OK)
+	rc = dtc_typed_render(r, v, &m->buf, &err);
+	if (rc == DTC_OK)
 		O(o, str, m->buf.s, m->buf.len);
+	else if (rc == DTC_WARN)   /* cut at the cap, said once */
+		O(o, str, m->buf.s, model_utf8_cut(m->buf.s, m->buf.len));
 	else
 		O(o, null);
+	if (rc == DTC_WARN && m->ev != NULL)
+		dtc_emit_cut(&m->opts, &m->cuts, m->ev, v->rd, &err);
 	memset(&t, 0, sizeof(t));
 	t.o = o;
 	t.left = model_cap(r);

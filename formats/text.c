@@ -107,6 +107,7 @@ typedef struct text_state {
 	} pl[PLINE_SLOTS];
 	pccache ft;              /* kernel frame texts by pc */
 	const struct text_rules *rules; /* the capture's printer */
+	const dtc_event *ev;     /* the record or printing being printed */
 } text_state;
 
 /* What agghist/aggpack need to know about a whole printing (one variable):
@@ -436,10 +437,27 @@ stackindent(const dtc_reader *r)
 	return v > 4096 ? 4096 : (int)v;
 }
 
+/*
+ * The symbol text in st->sym under the message cap (a name in the
+ * capture may be of any length): cut at maxmsgsize and said once for the
+ * record (key: its recdesc), as a printf message is.
+ */
+static void
+sym_cap(text_state *st, const dtc_reader *r, const void *key)
+{
+	dtc_error err = DTC_ERROR_INIT;
+
+	if (dtc_text_cut(r, &st->sym, 0, "symbol", &err) == DTC_WARN &&
+	    st->ev != NULL) {
+		errsync(st);
+		dtc_emit_cut(&st->opts, &st->cuts, st->ev, key, &err);
+	}
+}
+
 /* dtc_frame_text(r, pc) appended to the output, from the cache when it
  * holds it */
 static void
-frame_text(text_state *st, const dtc_reader *r, uint64_t pc)
+frame_text(text_state *st, const dtc_reader *r, uint64_t pc, const void *key)
 {
 	const void *p;
 	size_t n;
@@ -450,6 +468,7 @@ frame_text(text_state *st, const dtc_reader *r, uint64_t pc)
 	}
 	dtc_buf_reset(&st->sym);
 	dtc_frame_text(r, pc, &st->sym);
+	sym_cap(st, r, key);
 	oput(st, st->sym.s, st->sym.len);
 	pccache_put(&st->ft, pc, st->sym.s, st->sym.len);
 }
@@ -471,7 +490,7 @@ print_stack(text_state *st, const dtc_reader *r, const dtc_value *v)
 		if ((pc = dtc_value_pc(v, i)) == 0)
 			break;
 		ospaces(st, (size_t)indent);
-		frame_text(st, r, pc);
+		frame_text(st, r, pc, v->rd);
 		oc(st, '\n');
 	}
 	return 0;
@@ -490,7 +509,8 @@ print_stack(text_state *st, const dtc_reader *r, const dtc_value *v)
  */
 static void
 ustack_frame(text_state *st, const dtc_reader *r, uint64_t pid, uint64_t pc,
-    const char *str, size_t strn, int illumos, int proc_known)
+    const char *str, size_t strn, int illumos, int proc_known,
+    const void *key)
 {
 	dtc_symbol sym;
 	int found = dtc_usym_lookup(r, pid, pc, &sym);
@@ -499,6 +519,7 @@ ustack_frame(text_state *st, const dtc_reader *r, uint64_t pid, uint64_t pc,
 	dtc_buf_reset(&st->sym);
 	if (found && sym.name != NULL) {
 		dtc_uaddr_text(r, pid, pc, 0, &st->sym);
+		sym_cap(st, r, key);
 		oput(st, st->sym.s, st->sym.len);
 		return;
 	}
@@ -508,6 +529,7 @@ ustack_frame(text_state *st, const dtc_reader *r, uint64_t pid, uint64_t pc,
 		oput(st, str, strn);
 	} else if (found) {
 		dtc_uaddr_text(r, pid, pc, 0, &st->sym);
+		sym_cap(st, r, key);
 		oput(st, st->sym.s, st->sym.len);
 	} else {
 		oput(st, "0x", 2);
@@ -548,7 +570,8 @@ print_ustack(text_state *st, const dtc_reader *r, const dtc_value *v)
 		size_t sn = str != NULL ? strnlen(str, (size_t)(strend - str)) : 0;
 
 		ospaces(st, (size_t)indent);
-		ustack_frame(st, r, v->pid, pc, str, sn, illumos, proc_known);
+		ustack_frame(st, r, v->pid, pc, str, sn, illumos, proc_known,
+		    v->rd);
 		oc(st, '\n');
 		if (str != NULL && sn > 0 && str[0] == '@') {
 			/* an annotation, under the frame */
@@ -595,6 +618,7 @@ print_symbolic(text_state *st, const dtc_reader *r, const dtc_value *v)
 		dtc_umod_text(r, v->pid, v->addr, &st->sym);
 		break;
 	}
+	sym_cap(st, r, v->rd);
 	sym50(st);
 }
 
@@ -1432,6 +1456,7 @@ record(const dtc_event *ev, void *arg)
 	size_t i;
 	int rc;
 
+	st->ev = ev;
 	if (st->cap_abort)
 		return DTC_EMIT_ABORT;
 	if (v == NULL)
@@ -1504,8 +1529,15 @@ record(const dtc_event *ev, void *arg)
 	case DTC_V_TYPED:
 		dtc_buf_reset(&st->buf);
 		memset(&err, 0, sizeof(err));
-		if (dtc_typed_render(r, v, &st->buf, &err) == DTC_OK) {
+		rc = dtc_typed_render(r, v, &st->buf, &err);
+		if (rc == DTC_OK || rc == DTC_WARN) {
 			oput(st, st->buf.s, st->buf.len);
+			/* cut at the cap, as a printf message is */
+			if (rc == DTC_WARN) {
+				errsync(st);
+				dtc_emit_cut(&st->opts, &st->cuts, ev, v->rd,
+				    &err);
+			}
 		} else {
 			/* a type that cannot be shown: its bytes, as
 			 * libdtrace shows a record it has no type for */
@@ -1697,6 +1729,7 @@ agg(const dtc_event *ev, void *arg)
 	text_state *st = arg;
 	const char *msg;
 
+	st->ev = ev;
 	if (st->cap_abort)
 		return DTC_EMIT_ABORT;
 	pccache_reset(&st->ft, ev);

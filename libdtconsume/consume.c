@@ -2033,22 +2033,13 @@ next_record(dtc_reader *r, dtc_error *err)
 static int
 flavor_mismatch(dtc_reader *r, const dtcp_item *it, dtc_error *err)
 {
-	static const char *const legacy[] = { "eprobe", "agg", "aggbuf",
-	    "buf", "status" };
-	static const char *const v2[] = { "stmt", "aggdesc", "recs",
-	    "aggsnap", "fault", "drop" };
-	const char *const *other = r->hdr.v2 ? legacy : v2;
-	size_t i, n = r->hdr.v2 ? 5 : 6;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(it->kind, other[i]) == 0) {
-			dtcp_error_set(err, DTC_E_BADVALUE, r->source, it->index,
-			    (long long)it->offset, -1, "%s item in a %s capture "
-			    "(it belongs to %s captures); skipped", it->kind,
-			    r->hdr.flavor, r->hdr.v2 ? "legacy" : "dtrace-v2");
-			return 1;
-		}
-	return 0;
+	if (!dtcp_kind_foreign(it->kind, r->hdr.v2))
+		return 0;
+	dtcp_error_set(err, DTC_E_BADVALUE, r->source, it->index,
+	    (long long)it->offset, -1, "%s item in a %s capture (it belongs "
+	    "to %s captures); skipped", it->kind, r->hdr.flavor,
+	    r->hdr.v2 ? "legacy" : "dtrace-v2");
+	return 1;
 }
 
 /* A DTrace v2 fault or drop item. */
@@ -2275,6 +2266,17 @@ read_pass(dtc_reader *r, dtc_error *err)
 		}
 		if (rc == DTC_EOF) {
 			r->eof = 1;
+			/* a recorder killed, a copy cut at an item's end: the
+			 * output is not the run's (dtsnap(5), end) */
+			if (!r->saw_end) {
+				dtcp_error_set(err, DTC_E_TRUNCATED, r->source,
+				    r->last_item, (long long)dtc_reader_position(
+				    r), -1, "capture ends without its end item: "
+				    "output stops at byte %llu, after item %lld",
+				    (unsigned long long)dtc_reader_position(r),
+				    r->last_item);
+				return DTC_WARN;
+			}
 			return DTC_OK;
 		}
 		if (rc == DTC_FATAL) {

@@ -24,7 +24,16 @@
  * not part of this one: its head claimed more than it holds.  Values no
  * key of the format holds (tags, unassigned simple values, nesting past
  * the node tree's depth) are read past, not refused, and reported once
- * per item.
+ * per item.  An item of a kind no capture of its version has is not the
+ * format's: skipped, after a look inside it for an item it swallowed.
+ *
+ * Item numbers (key "seq", dtsnap(5) version 1.3) move on only with the
+ * items taken: an item whose number cannot be read, or that is skipped,
+ * unknown or of the other flavor, costs none, so damage never takes the
+ * number of the intact item after it.  A repeat is a number an item taken
+ * had; a jump ahead is checked against the next item's number (peek_seq)
+ * before it is believed; a second header of another capture starts a
+ * spliced capture, skipped while its items go on with its own numbers.
  *
  * Nothing here is sized from a number found in the input: each node costs
  * at least one input byte, so the node array grows only with real data,
@@ -56,7 +65,9 @@
  * out not to be items, beyond the bytes it scans (a bound on adversarial
  * input, which could otherwise make every byte a long candidate). */
 #define SCAN_BUDGET ((uint64_t)64 << 20)
-#define NQUEUE      6
+#define NQUEUE      8
+/* Gaps in the numbering remembered, to tell a late item from a repeat. */
+#define NGAPS       8
 
 enum cmode { MODE_MEMORY, MODE_FILE, MODE_STREAM };
 
@@ -87,6 +98,12 @@ struct skframe {
 struct qev {
 	int type;
 	dtc_error err;
+};
+
+/* Items lo to hi - 1 were reported missing before byte off. */
+struct gap {
+	uint64_t lo, hi;
+	size_t off;
 };
 
 struct dtcp_container {
@@ -120,9 +137,29 @@ struct dtcp_container {
 	/* the item before, for the copy check */
 	bool have_prev;
 	size_t prev_off, prev_size;
-	/* item numbers (key "seq", version 1.3): the next one expected */
+	/* the header: its version and flavor, and its bytes' hash (a copy
+	 * of it is not another capture) */
+	uint64_t minor;
+	bool v2;
+	uint64_t hdr_hash;
+	size_t hdr_size;
+	/*
+	 * Item numbers (key "seq", version 1.3).  next_seq is one past the
+	 * highest number of an item taken: only an item taken moves it, so
+	 * an item whose number cannot be read, or that is not one of this
+	 * capture's, costs the numbers nothing.
+	 */
 	bool have_seq;
 	uint64_t next_seq;
+	struct gap gaps[NGAPS];
+	unsigned ngaps;
+	/* a second header, not a copy of the first: the items that go on
+	 * with its numbers are another capture's (a splice) */
+	bool ins;
+	uint64_t ins_next, ins_items;
+	size_t ins_off;
+	long long ins_index;
+	bool quiet_skip;     /* take_item skipped one of them, said nothing */
 
 	dtcp_node *nodes;
 	size_t nnodes, ncap;
@@ -168,11 +205,40 @@ struct dtcp_container {
  * looks for.  A kind added to the format is added here too, or damage
  * right before an item of it also loses that item.
  */
-static const char *const item_kinds[] = {
-	"dtsnap", "probe", "eprobe", "agg", "format", "options", "clock",
-	"ksyms", "proc", "status", "aggbuf", "buf", "interrupt", "ctf", "end",
-	"stmt", "aggdesc", "recs", "aggsnap", "fault", "drop",
+static const struct {
+	const char *name;
+	char flavor;         /* 'b' both, 'l' legacy, '2' dtrace-v2 */
+} item_kinds[] = {
+	{ "dtsnap", 'b' }, { "probe", 'b' }, { "eprobe", 'l' },
+	{ "agg", 'l' }, { "format", 'b' }, { "options", 'b' },
+	{ "clock", 'b' }, { "ksyms", 'b' }, { "proc", 'b' },
+	{ "status", 'l' }, { "aggbuf", 'l' }, { "buf", 'l' },
+	{ "interrupt", 'b' }, { "ctf", 'b' }, { "end", 'b' },
+	{ "stmt", '2' }, { "aggdesc", '2' }, { "recs", '2' },
+	{ "aggsnap", '2' }, { "fault", '2' }, { "drop", '2' },
 };
+#define NKINDS (sizeof(item_kinds) / sizeof(item_kinds[0]))
+
+/* The flavor of a known kind ('b', 'l', '2'), 0 for an unknown one. */
+static char
+kind_flavor(const char *kind, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < NKINDS; i++)
+		if (strlen(item_kinds[i].name) == len &&
+		    memcmp(kind, item_kinds[i].name, len) == 0)
+			return item_kinds[i].flavor;
+	return 0;
+}
+
+int
+dtcp_kind_foreign(const char *kind, int v2)
+{
+	char f = kind_flavor(kind, strlen(kind));
+
+	return f == (v2 ? 'l' : '2');
+}
 
 static int decode_at(dtcp_container *c, size_t start, dtc_error *err);
 
@@ -959,29 +1025,62 @@ text_is(const dtcp_node *n, const char *s)
  * (writers put it first), then the text of a known kind.  Needs the
  * bytes to be there (lookahead()).
  */
-static bool
-plausible(const uint8_t *p, size_t avail)
+static size_t
+plausible_len(const uint8_t *p, size_t avail)
 {
-	size_t hs, klen, i;
+	size_t hs, klen;
 	unsigned ai;
 
 	if (avail < 4 || (p[0] & 0xe0) != 0xa0)
-		return false;
+		return 0;
 	ai = p[0] & 31;
 	if (ai == 0 || (ai > 27 && ai != 31))
-		return false;
+		return 0;
 	hs = ai < 24 || ai == 31 ? 1 : 1 + ((size_t)1 << (ai - 24));
 	if (avail < hs + 3 || p[hs] != 0x61 || p[hs + 1] != 0x74 ||
 	    (p[hs + 2] & 0xe0) != 0x60)
-		return false;
+		return 0;
 	klen = p[hs + 2] & 31;
-	if (klen == 0 || klen >= 24 || avail < hs + 3 + klen)
+	if (klen == 0 || klen >= 24 || avail < hs + 3 + klen ||
+	    kind_flavor((const char *)p + hs + 3, klen) == 0)
+		return 0;
+	return hs + 3 + klen;
+}
+
+static bool
+plausible(const uint8_t *p, size_t avail)
+{
+	return plausible_len(p, avail) != 0;
+}
+
+/*
+ * The number of the item at p where a writer writes it, right after the
+ * kind (dtsnap(5)): false when the bytes there are not that (or not all
+ * there yet).  A look at the next item, not a decode of it.
+ */
+static bool
+peek_seq(const uint8_t *p, size_t avail, uint64_t *seq)
+{
+	size_t at = plausible_len(p, avail), n, i;
+	unsigned ai;
+
+	if (at == 0 || avail < at + 5 || memcmp(p + at, "\x63seq", 4) != 0 ||
+	    (p[at + 4] & 0xe0) != 0)
 		return false;
-	for (i = 0; i < sizeof(item_kinds) / sizeof(item_kinds[0]); i++)
-		if (strlen(item_kinds[i]) == klen &&
-		    memcmp(p + hs + 3, item_kinds[i], klen) == 0)
-			return true;
-	return false;
+	at += 4;
+	ai = p[at] & 31;
+	if (ai < 24) {
+		*seq = ai;
+		return true;
+	}
+	if (ai > 27)
+		return false;
+	n = (size_t)1 << (ai - 24);
+	if (avail < at + 1 + n)
+		return false;
+	for (*seq = 0, i = 1; i <= n; i++)
+		*seq = *seq << 8 | p[at + i];
+	return true;
 }
 
 /* The head of a definite byte or text string at p: 0 if it is not one
@@ -1421,7 +1520,7 @@ queue(dtcp_container *c, int type, int code, long long item, size_t off,
     const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* One more answer for the next calls (at most NQUEUE wait at once: an
- * item with its four possible warnings, or a warning and a fatal). */
+ * item with its six possible warnings, or a warning and a fatal). */
 static void
 queue(dtcp_container *c, int type, int code, long long item, size_t off,
     const char *fmt, ...)
@@ -1487,7 +1586,20 @@ check_header(dtcp_container *c, const dtcp_node *t, dtc_error *err,
 		    "unsupported capture version %llu.%llu (this reader knows "
 		    "%d.x)", (unsigned long long)maj->u,
 		    (unsigned long long)min->u, DTCP_FORMAT_MAJOR);
+	c->minor = min->u;
+	c->v2 = text_is(dtcp_map_get(c->nodes, "flavor"), "dtrace-v2");
 	return DTC_OK;
+}
+
+/* FNV-1a: tells a copy of the header from another capture's header. */
+static uint64_t
+hash_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t h = 14695981039346656037ULL;
+
+	while (n-- > 0)
+		h = (h ^ *p++) * 1099511628211ULL;
+	return h;
 }
 
 /* Kinds a correct capture never has twice in a row, byte for byte (one
@@ -1514,6 +1626,125 @@ plural(size_t n)
 	return n == 1 ? "" : "s";
 }
 
+/* The items of a capture inserted into this one end before byte off. */
+static void
+end_inserted(dtcp_container *c, size_t off)
+{
+	if (!c->ins)
+		return;
+	c->ins = false;
+	queue(c, Q_WARN, DTC_E_DUPLICATE, c->ins_index, c->ins_off, "%llu "
+	    "item%s of the capture inserted at byte %zu skipped, up to byte "
+	    "%zu",
+	    (unsigned long long)c->ins_items, plural(c->ins_items), c->ins_off,
+	    off);
+}
+
+/*
+ * A second dtsnap header at off.  A copy of the first one is skipped
+ * alone.  Another capture's header starts a capture spliced into this
+ * one: its items go on with its own numbers, and are skipped while they
+ * do, however those numbers compare with this capture's.
+ */
+static void
+second_header(dtcp_container *c, long long index, size_t off, size_t size,
+    const dtcp_node *sq)
+{
+	if (size == c->hdr_size && hash_bytes(c->data + (off - c->base_off),
+	    size) == c->hdr_hash) {
+		queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "item at byte %zu "
+		    "is a copy of the dtsnap header; skipped", off);
+		return;
+	}
+	end_inserted(c, off);
+	if (sq == NULL || sq->type != DTCP_N_UINT) {
+		queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "second dtsnap "
+		    "header at byte %zu; skipped", off);
+		return;
+	}
+	c->ins = true;
+	c->ins_next = sq->u + 1;
+	c->ins_items = 0;
+	c->ins_off = off;
+	c->ins_index = index;
+	queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "second dtsnap header "
+	    "at byte %zu: another capture starts there; the items that go on "
+	    "with its numbers (seq) are skipped", off);
+}
+
+/* An item numbered s was reported missing: it comes late, not again. */
+static const struct gap *
+in_gap(const dtcp_container *c, uint64_t s)
+{
+	unsigned i;
+
+	for (i = 0; i < c->ngaps && i < NGAPS; i++)
+		if (s >= c->gaps[i].lo && s < c->gaps[i].hi)
+			return &c->gaps[i];
+	return NULL;
+}
+
+/*
+ * The item at off (its bytes end at rel end in data) says it is item s.
+ * Queue what is said of its number; true when it is skipped.
+ */
+static bool
+judge_seq(dtcp_container *c, long long index, size_t off, size_t end,
+    uint64_t s)
+{
+	const struct gap *g;
+	struct gap *ng;
+	uint64_t p;
+
+	if (c->have_seq && s < c->next_seq) {
+		if ((g = in_gap(c, s)) != NULL)
+			queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "item at "
+			    "byte %zu is item %llu, reported missing before byte "
+			    "%zu: it comes late, out of order; skipped", off,
+			    (unsigned long long)s, g->off);
+		else
+			queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "item at "
+			    "byte %zu repeats item %llu (its seq); skipped", off,
+			    (unsigned long long)s);
+		return true;
+	}
+	if (c->have_seq && s > c->next_seq) {
+		/*
+		 * Items lost, or this one out of place (a copy of a later
+		 * item, one of two swapped): the next item tells, when it
+		 * has a number this one passed over.
+		 */
+		if (peek_seq(c->data + end, c->len - end, &p) &&
+		    p >= c->next_seq && p < s) {
+			queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "item at "
+			    "byte %zu says it is item %llu, but item %llu "
+			    "follows it: out of place; skipped", off,
+			    (unsigned long long)s, (unsigned long long)p);
+			return true;
+		}
+		if (s == c->next_seq + 1)
+			queue(c, Q_WARN, DTC_E_TRUNCATED, index, off, "item "
+			    "%llu is missing before byte %zu (the item there "
+			    "says it is item %llu)",
+			    (unsigned long long)c->next_seq, off,
+			    (unsigned long long)s);
+		else
+			queue(c, Q_WARN, DTC_E_TRUNCATED, index, off, "items "
+			    "%llu to %llu are missing before byte %zu (the item "
+			    "there says it is item %llu)",
+			    (unsigned long long)c->next_seq,
+			    (unsigned long long)s - 1, off,
+			    (unsigned long long)s);
+		ng = &c->gaps[c->ngaps++ % NGAPS];
+		ng->lo = c->next_seq;
+		ng->hi = s;
+		ng->off = off;
+	}
+	c->have_seq = true;
+	c->next_seq = s + 1;
+	return false;
+}
+
 /*
  * A map was decoded whole at start (c->end just past it): queue what the
  * caller is told of it, the item itself and the warnings about it.
@@ -1525,6 +1756,7 @@ take_item(dtcp_container *c, long long index, size_t start, dtc_error *err)
 	size_t off = c->base_off + start, size = c->end - start, i, k;
 	const dtcp_node *t, *sq;
 	bool copy;
+	char f;
 
 	for (i = 0; i < c->nnodes; i++) {
 		dtcp_node *n = &c->nodes[i];
@@ -1579,12 +1811,36 @@ take_item(dtcp_container *c, long long index, size_t start, dtc_error *err)
 	for (k = 0; k < i; k++)
 		if (c->kind[k] == '\0')
 			c->kind[k] = '?';
+	sq = dtcp_map_get(c->nodes, "seq");
+	if (sq != NULL && sq->type != DTCP_N_UINT)
+		sq = NULL;      /* unreadable: it costs no number */
 	if (index == 0) {
 		if (check_header(c, t, err, off) != DTC_OK)
 			return DTC_FATAL;
+		c->hdr_hash = hash_bytes(c->data + start, size);
+		c->hdr_size = size;
 	} else if (text_is(t, "dtsnap")) {
-		queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "second dtsnap "
-		    "header at byte %zu; skipped", off);
+		second_header(c, index, off, size, sq);
+		return DTC_OK;
+	}
+	if (c->ins) {
+		if (sq != NULL && sq->u == c->ins_next) {
+			c->ins_next++;
+			c->ins_items++;
+			c->quiet_skip = true;
+			if (text_is(t, "end"))  /* its last item */
+				end_inserted(c, off + size);
+			return DTC_OK;
+		}
+		end_inserted(c, off);
+	}
+	f = kind_flavor(c->kind, t->len);
+	if (f == 0 && c->minor <= DTCP_FORMAT_MINOR) {
+		/* (the minor version grows when kinds are added) */
+		queue(c, Q_WARN, DTC_E_BADVALUE, index, off, "item at byte %zu "
+		    "is of kind '%s', which no capture of version %d.%llu "
+		    "has; skipped", off, c->kind, DTCP_FORMAT_MAJOR,
+		    (unsigned long long)c->minor);
 		return DTC_OK;
 	}
 	if (copy && never_repeated(c->kind)) {
@@ -1592,32 +1848,18 @@ take_item(dtcp_container *c, long long index, size_t start, dtc_error *err)
 		    "is a copy of the %s item before it; skipped", off, c->kind);
 		return DTC_OK;
 	}
-	/* items that say their number (version 1.3): lost and repeated ones */
-	if ((sq = dtcp_map_get(c->nodes, "seq")) != NULL &&
-	    sq->type == DTCP_N_UINT) {
-		if (c->have_seq && sq->u < c->next_seq) {
-			queue(c, Q_WARN, DTC_E_DUPLICATE, index, off, "item at "
-			    "byte %zu repeats item %llu (its seq); skipped", off,
-			    (unsigned long long)sq->u);
-			return DTC_OK;
-		}
-		if (c->have_seq && sq->u == c->next_seq + 1)
-			queue(c, Q_WARN, DTC_E_TRUNCATED, index, off, "item "
-			    "%llu is missing before byte %zu (the item there "
-			    "says it is item %llu)",
-			    (unsigned long long)c->next_seq, off,
-			    (unsigned long long)sq->u);
-		else if (c->have_seq && sq->u > c->next_seq)
-			queue(c, Q_WARN, DTC_E_TRUNCATED, index, off, "items "
-			    "%llu to %llu are missing before byte %zu (the item "
-			    "there says it is item %llu)",
-			    (unsigned long long)c->next_seq,
-			    (unsigned long long)sq->u - 1, off,
-			    (unsigned long long)sq->u);
+	/*
+	 * Items that say their number (version 1.3): lost, repeated and
+	 * misplaced ones.  An item of the other flavor is refused by the
+	 * reader (consume.c): it is not this capture's, and its number
+	 * counts for nothing.
+	 */
+	if (sq != NULL && f != (c->v2 ? 'l' : '2') && index > 0 &&
+	    judge_seq(c, index, off, c->end, sq->u))
+		return DTC_OK;
+	if (index == 0 && sq != NULL) {
 		c->have_seq = true;
 		c->next_seq = sq->u + 1;
-	} else if (c->have_seq) {
-		c->next_seq++;
 	}
 	c->item.index = index;
 	c->item.offset = off;
@@ -1724,6 +1966,27 @@ find_inside(dtcp_container *c, size_t from, size_t until, size_t *at,
 }
 
 /*
+ * The item just decoded is of a kind that is not the format's (an
+ * unknown kind in a capture of a version this reader knows), which will
+ * be skipped whole: an item inserted cut short may have taken the start
+ * of the next one into a string and its tail as pairs, so it is looked
+ * into too.  ("t" first, as writers and plausible() have it; the nodes'
+ * strings are still offsets into data.)
+ */
+static bool
+not_the_formats(const dtcp_container *c)
+{
+	const dtcp_node *n = c->nodes;
+
+	if (c->nnodes < 3 || n[0].type != DTCP_N_MAP || n[0].count == 0 ||
+	    n[1].type != DTCP_N_TEXT || n[1].len != 1 ||
+	    c->data[n[1].u] != 't' || n[2].type != DTCP_N_TEXT)
+		return false;
+	return c->minor <= DTCP_FORMAT_MINOR &&
+	    kind_flavor((const char *)c->data + n[2].u, n[2].len) == 0;
+}
+
+/*
  * An item decoded whole at start.  When what follows it does not start
  * an item, the damage is either after it (stray bytes: resync() reports
  * them next) or in it: a length or count in it claimed bytes of the items
@@ -1738,15 +2001,23 @@ accept(dtcp_container *c, long long index, size_t start, dtc_error *err)
 	bool ok;
 	int r;
 
-	if (index == 0 || c->cut) {
+	if (index == 0) {
 		c->index = index + 1;
 		return take_item(c, index, start, err);
 	}
-	if (item_follows(c, end, &ok, err) != DTC_OK)
-		return DTC_FATAL;
-	if (ok) {
-		c->index = index + 1;
-		return take_item(c, index, start, err);
+	/*
+	 * An item cut where a map inside it starts like an item is damaged
+	 * by definition (its head claimed more than it holds): a length in
+	 * it may also have taken a whole item before that place (an item
+	 * cut short, then the next ones), so it is looked into as well.
+	 */
+	if (!c->cut) {
+		if (item_follows(c, end, &ok, err) != DTC_OK)
+			return DTC_FATAL;
+		if (ok && !not_the_formats(c)) {
+			c->index = index + 1;
+			return take_item(c, index, start, err);
+		}
 	}
 	if ((r = find_inside(c, start + 1, end, &p, err)) == D_FATAL)
 		return DTC_FATAL;
@@ -1866,6 +2137,7 @@ dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err)
 	}
 	if (c->state == DTC_EOF)
 		return DTC_EOF;
+again:
 	compact(c);
 	index = c->index;
 	start = c->pos;
@@ -1878,6 +2150,10 @@ dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err)
 		if (index == 0)
 			return fail(c, err, DTC_E_BADHEADER, 0, 0, "empty file "
 			    "(0 bytes): not a capture");
+		if (c->ins) {
+			end_inserted(c, off);
+			return pop(c, item, err);
+		}
 		c->state = DTC_EOF;
 		return DTC_EOF;
 	}
@@ -1906,6 +2182,12 @@ dtcp_container_next(dtcp_container *c, dtcp_item *item, dtc_error *err)
 	} else if (resync(c, index, r, err) != DTC_OK) {
 		return DTC_FATAL;
 	}
+	if (c->qlen == 0 && c->quiet_skip) {
+		/* an item of an inserted capture: said at its end */
+		c->quiet_skip = false;
+		goto again;
+	}
+	c->quiet_skip = false;
 	if (c->qlen == 0)       /* every path above queued an answer */
 		return fail(c, err, DTC_E_INTERNAL, index, (long long)off,
 		    "container reader: nothing to say at byte %zu", off);

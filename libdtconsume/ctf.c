@@ -369,18 +369,24 @@ dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 	{
 		const dtc_ctype *t = v->ctype;
 		const dtc_header *h = dtc_reader_header(r);
+		size_t start = out != NULL ? out->len : 0, cap = dtcp_msg_cap(r);
+		/* the printers stop one byte past the cap (printf.c) */
+		size_t lim = cap == 0 || cap > SIZE_MAX - 2 - start ?
+		    SIZE_MAX : start + cap + 1;
 		int rc;
 
+		if (out == NULL)
+			return typed_fail(r, err, "no output");
 		if (h != NULL && h->v2)
 			rc = dtcp_ctfprint_v2(t->mod->fp, t->id, v->addr,
 			    v->data, v->size, printsize(r), v->swapped, out,
-			    &why);
+			    lim, &why);
 		else
 			rc = dtcp_ctfprint_legacy(t->mod->fp, t->id, v->data,
 			    v->size, v->swapped, dtcp_reader_illumos(r), out,
-			    &why);
+			    lim, &why);
 		if (rc == 0)
-			return DTC_OK;
+			return dtc_text_cut(r, out, start, "print()", err);
 	}
 #else
 	(void)printsize;

@@ -38,22 +38,25 @@ ctf_dict_t *dtcp_ctf_open(const uint8_t *data, size_t size, char *why,
  * `type` of fp laid over data[0..size).  size is the data record's size;
  * printsize the printsize option in force (dtrace-utils cuts the data to
  * it).  swap: the data is in the other byte order than this host.
+ * Nothing more is appended once out->len has reached lim (the message
+ * cap, maxmsgsize: SIZE_MAX for none); the caller cuts what passed it
+ * (dtc_text_cut).
  * Returns 0, or -1 with *why set to a short static reason (out may then
  * hold a partial text).
  */
 int dtcp_ctfprint_v2(ctf_dict_t *fp, ctf_id_t type, uint64_t addr,
     const uint8_t *data, size_t size, uint64_t printsize, int swap,
-    dtc_buf *out, const char **why);
+    dtc_buf *out, size_t lim, const char **why);
 
 /*
  * Append to out exactly what illumos (illumos != 0) or FreeBSD libdtrace
  * prints for a print() record of type `type` of fp over data[0..size)
  * (dt_print.c dtrace_print()), everything that function prints and
- * nothing the record loop prints around it.
+ * nothing the record loop prints around it; lim as above.
  */
 int dtcp_ctfprint_legacy(ctf_dict_t *fp, ctf_id_t type,
     const uint8_t *data, size_t size, int swap, int illumos,
-    dtc_buf *out, const char **why);
+    dtc_buf *out, size_t lim, const char **why);
 
 /*
  * Walk a typed value in layout order, calling fn for every node (see

@@ -113,6 +113,7 @@ struct lp {
 	int illumos;
 	dtc_buf *out;
 	size_t out_start;       /* out->len on entry, for MAX_OUTPUT */
+	size_t lim;             /* out->len at which appending stops (cap) */
 	const char *why;        /* first failure; nothing is printed after */
 	unsigned long visits;
 	int level;              /* nested visits, for DTCP_CTF_MAXDEPTH */
@@ -139,7 +140,8 @@ fail(struct lp *lp, const char *why)
 static void emit(struct lp *lp, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Append to the output; after the first failure, nothing. */
+/* Append to the output; after the first failure, nothing, and past the
+ * cap nothing either (the caller cuts the text there). */
 static void
 emit(struct lp *lp, const char *fmt, ...)
 {
@@ -147,7 +149,7 @@ emit(struct lp *lp, const char *fmt, ...)
 	char small[256];
 	int n;
 
-	if (lp->why != NULL)
+	if (lp->why != NULL || lp->out->len >= lp->lim)
 		return;
 	va_start(ap, fmt);
 	n = vsnprintf(small, sizeof(small), fmt, ap);
@@ -1049,7 +1051,8 @@ visit(struct lp *lp, struct pa *pa, const char *name, ctf_id_t type,
 
 int
 dtcp_ctfprint_legacy(ctf_dict_t *fp, ctf_id_t type, const uint8_t *data,
-    size_t size, int swap, int illumos, dtc_buf *out, const char **why)
+    size_t size, int swap, int illumos, dtc_buf *out, size_t lim,
+    const char **why)
 {
 	static const uint16_t one = 1;
 	struct lp lp;
@@ -1064,6 +1067,7 @@ dtcp_ctfprint_legacy(ctf_dict_t *fp, ctf_id_t type, const uint8_t *data,
 	lp.illumos = illumos;
 	lp.out = out;
 	lp.out_start = out->len;
+	lp.lim = lim;
 
 	/* dtrace_print() gives up here and the record prints as trace()
 	 * would: the caller's to do */

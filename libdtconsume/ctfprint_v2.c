@@ -78,6 +78,7 @@ struct pv2 {
 	uint64_t cut;		/* min(size, printsize): "..." from here */
 	int swap;
 	dtc_buf *out;
+	size_t lim;		/* out->len at which appending stops (the cap) */
 	unsigned long nodes;	/* visits so far, against DTCP_CTF_MAXNODES */
 	const char *why;	/* set when we give up (limits, memory) */
 };
@@ -95,10 +96,13 @@ struct pv2_nest {
 static int walk(struct pv2 *pv, struct pv2_nest *nest, const char *name,
     ctf_id_t type, uint64_t off, int depth);
 
+/* Past the cap nothing more is kept: the walk goes on (it is bounded by
+ * DTCP_CTF_MAXNODES), and the caller cuts the text at the cap. */
 static void
 out_append(struct pv2 *pv, const void *p, size_t n)
 {
-	if (pv->why == NULL && dtc_buf_append(pv->out, p, n) != 0)
+	if (pv->why == NULL && pv->out->len < pv->lim &&
+	    dtc_buf_append(pv->out, p, n) != 0)
 		pv->why = "out of memory";
 }
 
@@ -501,7 +505,7 @@ walk(struct pv2 *pv, struct pv2_nest *nest, const char *name, ctf_id_t type,
 int
 dtcp_ctfprint_v2(ctf_dict_t *fp, ctf_id_t type, uint64_t addr,
     const uint8_t *data, size_t size, uint64_t printsize, int swap,
-    dtc_buf *out, const char **why)
+    dtc_buf *out, size_t lim, const char **why)
 {
 	struct pv2_nest nest;
 	struct pv2 pv;
@@ -524,6 +528,7 @@ dtcp_ctfprint_v2(ctf_dict_t *fp, ctf_id_t type, uint64_t addr,
 	pv.cut = size < printsize ? size : printsize;
 	pv.swap = swap;
 	pv.out = out;
+	pv.lim = lim;
 	/* Kinds are garbage in dtrace-utils until set; 0 closes nothing. */
 	memset(&nest, 0, sizeof(nest));
 

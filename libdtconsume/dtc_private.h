@@ -105,6 +105,9 @@ dtcp_host_big(void)
 /* The container's major version (dtsnap(5)): a reader refuses any other;
  * minor versions only add, so every 1.x is read.  writer.c writes 1.3. */
 #define DTCP_FORMAT_MAJOR 1
+/* The minor version whose item kinds this reader knows: in a capture of
+ * it or an earlier one, an item of another kind is not the format's. */
+#define DTCP_FORMAT_MINOR 3
 
 enum dtcp_ntype {
 	DTCP_N_UINT = 1,   /* u */
@@ -163,6 +166,8 @@ int dtcp_container_stable(const dtcp_container *c);
 /* Nothing of the items before the last one returned is needed any more.
  * (Nothing to give back since files are read, not mapped.) */
 void dtcp_container_release(dtcp_container *c);
+/* 1 when kind is an item kind of the other flavor (dtsnap(5)). */
+int dtcp_kind_foreign(const char *kind, int v2);
 /*
  * Next item. DTC_OK with *item filled; DTC_EOF at a clean end; DTC_WARN
  * with err for damage, then call again: an item skipped (no "t", a copy,
@@ -644,6 +649,9 @@ const dtcp_meta *dtcp_reader_meta(const dtc_reader *r);
  * delivered (what a message about rendering it names); left alone
  * between record sets. */
 void dtcp_reader_where(const dtc_reader *r, dtc_error *err);
+/* The message cap in force (maxmsgsize; its default when unset), 0 for
+ * none. */
+size_t dtcp_msg_cap(const dtc_reader *r);
 const dtcp_options *dtcp_reader_options(const dtc_reader *r);
 int dtcp_reader_swap(const dtc_reader *r);     /* capture byte order != host */
 int dtcp_reader_illumos(const dtc_reader *r);  /* illumos rules */

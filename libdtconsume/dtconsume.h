@@ -326,7 +326,10 @@ int dtc_bytes_string(const void *p, size_t n, size_t *len);
  * A TYPED value as dtrace(1) prints print() in the capture's flavor
  * (appended to out), and a walk of its nodes for structured output.
  * Both return DTC_OK, or DTC_FAILED with err set when the type cannot be
- * shown (err says why; the caller then shows the raw bytes).
+ * shown (err says why; the caller then shows the raw bytes).  The text
+ * is a message under the maxmsgsize cap, as printf's is: over it, out
+ * gets its first maxmsgsize bytes and dtc_typed_render returns DTC_WARN
+ * (DTC_E_LIMIT, "print() message cut at N bytes (maxmsgsize)").
  */
 int dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
     dtc_error *err);
@@ -725,7 +728,9 @@ int dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
 int dtc_proc_known(const dtc_reader *r, uint64_t pid);
 
 /* Text as dtrace(1) would print it for an address (no padding):
- * kernel  "mod`sym+0x1f" / "mod`sym" / "mod`0xaddr" / "0xaddr" */
+ * kernel  "mod`sym+0x1f" / "mod`sym" / "mod`0xaddr" / "0xaddr".
+ * The names come from the capture: at most maxmsgsize + 1 bytes of one
+ * text are appended (dtc_text_cut then cuts it at the cap and says so). */
 void dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
     dtc_buf *out);   /* exact_only: sym() style, no offset */
 void dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
@@ -742,6 +747,15 @@ int dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 /* Render one printa row through its format. */
 int dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
     const dtc_aggrow *row, dtc_buf *out, dtc_error *err);
+/*
+ * The cap below on a text appended to out from start (a symbol's, or a
+ * message an emitter builds): when it has more than maxmsgsize bytes it
+ * is cut to them, and DTC_WARN is returned with err (DTC_E_LIMIT, "WHAT
+ * message cut at N bytes (maxmsgsize)", located at the record being
+ * decoded); else DTC_OK.
+ */
+int dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
+    const char *what, dtc_error *err);
 /*
  * The cap on one message these render (the "maxmsgsize" option, which is
  * this library's, not dtrace's: set it with dtc_set_option, 0 for no

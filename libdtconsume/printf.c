@@ -2565,8 +2565,8 @@ print_one(const dtc_reader *r, const dtc_format *f, const struct pfpiece *p,
  * The message cap in force: maxmsgsize, DTC_MAXMSGSIZE_DEFAULT when the
  * caller set none; 0: none.
  */
-static size_t
-msg_cap(const dtc_reader *r)
+size_t
+dtcp_msg_cap(const dtc_reader *r)
 {
 	const dtcp_options *o = r != NULL ? dtcp_reader_options(r) : NULL;
 	int64_t v = o != NULL ? o->v[DTCP_OPT_MAXMSGSIZE] : DTC_OPT_UNSET;
@@ -2591,7 +2591,7 @@ render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
     const char *what, dtc_error *err)
 {
 	uint32_t i, rec = 0, curagg = 0;
-	size_t start = out->len, cap = msg_cap(r), lim;
+	size_t start = out->len, cap = dtcp_msg_cap(r), lim;
 	int rv;
 
 	lim = cap == 0 || cap > SIZE_MAX - 2 - start ? SIZE_MAX :
@@ -2661,22 +2661,33 @@ render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
 		if ((rv = print_one(r, f, p, &sp, dynwidth, &a, out, err)) != 0)
 			goto fail;
 	}
-	if (out->len < lim)
-		return DTC_OK;
-	/* over the cap: its first cap bytes are dtrace's, byte for byte */
-	cut_to(out, start + cap);
-	dtcp_error_set(err, DTC_E_LIMIT, r != NULL ? dtc_reader_source(r) :
-	    NULL, -1, -1, -1, "%s message cut at %zu bytes (maxmsgsize)", what,
-	    cap);
-	if (r != NULL && err != NULL && err->code == DTC_E_LIMIT)
-		dtcp_reader_where(r, err);    /* the record being printed */
-	return DTC_WARN;
+	return dtc_text_cut(r, out, start, what, err);
 fail:
 	/* what was printed before the error stays, as libdtrace's does,
 	 * but no more than the cap (a histogram's %@ is printed whole) */
 	if (cap != 0 && out->len > start + cap)
 		cut_to(out, start + cap);
 	return rv;
+}
+
+/* Over the cap, its first cap bytes are dtrace's, byte for byte: every
+ * writer of a message stops past the cap, this cuts it there. */
+int
+dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
+    const char *what, dtc_error *err)
+{
+	size_t cap = dtcp_msg_cap(r);
+
+	if (out == NULL || cap == 0 || out->len <= start ||
+	    out->len - start <= cap)
+		return DTC_OK;
+	cut_to(out, start + cap);
+	dtcp_error_set(err, DTC_E_LIMIT, r != NULL ? dtc_reader_source(r) :
+	    NULL, -1, -1, -1, "%s message cut at %zu bytes (maxmsgsize)",
+	    what != NULL ? what : "a", cap);
+	if (r != NULL && err != NULL && err->code == DTC_E_LIMIT)
+		dtcp_reader_where(r, err);    /* the record being printed */
+	return DTC_WARN;
 }
 
 /* The name of a printf-family action, for messages. */

@@ -182,30 +182,57 @@ append_hex(dtc_buf *out, uint64_t v)
 	dtc_buf_append(out, p, (size_t)(b + sizeof(b) - p));
 }
 
+/*
+ * A name from the capture (a module's, a symbol's), as much of it as the
+ * message cap leaves: out never holds more than lim bytes of a symbol's
+ * text, whatever the capture's names (dtc_text_cut cuts the last byte).
+ */
+static void
+append_name(dtc_buf *out, const char *s, size_t lim)
+{
+	size_t n = strnlen(s, lim - (out->len < lim ? out->len : lim));
+
+	dtc_buf_append(out, s, n);
+}
+
 /* Appends rather than dtc_buf_printf: this runs for every stack frame,
  * and vfprintf was a third of the time of a stack() capture's text. */
 static void
-sym_text(const dtc_symbol *s, int found, uint64_t addr, int exact_only,
-    dtc_buf *out)
+sym_text(const dtc_reader *r, const dtc_symbol *s, int found, uint64_t addr,
+    int exact_only, dtc_buf *out)
 {
+	size_t cap = dtcp_msg_cap(r), lim;
 	const char *mod;
 
 	if (!found) {
 		append_hex(out, addr);
 		return;
 	}
+	/* one byte past the cap: enough to tell a text that passed it */
+	lim = cap == 0 || cap > SIZE_MAX - 2 - out->len ? SIZE_MAX :
+	    out->len + cap + 1;
 	mod = s->module != NULL ? s->module : "(null)";  /* as glibc's %s */
-	dtc_buf_append(out, mod, strlen(mod));
+	append_name(out, mod, lim);
 	dtc_buf_append(out, "`", 1);
 	if (s->name == NULL) {
 		append_hex(out, addr);
 	} else {
-		dtc_buf_append(out, s->name, strlen(s->name));
+		append_name(out, s->name, lim);
 		if (!exact_only && addr != s->start) {
 			dtc_buf_append(out, "+", 1);
 			append_hex(out, addr - s->start);
 		}
 	}
+}
+
+/* mod() and umod(): the module's name, under the cap as above. */
+static void
+mod_name(const dtc_reader *r, const char *mod, dtc_buf *out)
+{
+	size_t cap = dtcp_msg_cap(r);
+
+	append_name(out, mod, cap == 0 || cap > SIZE_MAX - 2 - out->len ?
+	    SIZE_MAX : out->len + cap + 1);
 }
 
 void
@@ -215,7 +242,7 @@ dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
 	dtc_symbol s;
 	int found = dtc_ksym_lookup(r, addr, &s);
 
-	sym_text(&s, found, addr, exact_only, out);
+	sym_text(r, &s, found, addr, exact_only, out);
 }
 
 void
@@ -231,7 +258,7 @@ dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
 	dtc_symbol s;
 	int found = dtc_usym_lookup(r, pid, addr, &s);
 
-	sym_text(&s, found, addr, exact_only, out);
+	sym_text(r, &s, found, addr, exact_only, out);
 }
 
 void
@@ -240,7 +267,7 @@ dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
 	dtc_symbol s;
 
 	if (dtc_ksym_lookup(r, addr, &s) && s.module != NULL)
-		dtc_buf_printf(out, "%s", s.module);
+		mod_name(r, s.module, out);
 	else
 		dtc_buf_printf(out, "0x%" PRIx64, addr);
 }
@@ -251,7 +278,7 @@ dtc_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr, dtc_buf *out)
 	dtc_symbol s;
 
 	if (dtc_usym_lookup(r, pid, addr, &s) && s.module != NULL)
-		dtc_buf_printf(out, "%s", s.module);
+		mod_name(r, s.module, out);
 	else
 		dtc_buf_printf(out, "0x%" PRIx64, addr);
 }

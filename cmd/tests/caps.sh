@@ -18,6 +18,11 @@
 #  - a record that cannot be rendered, and a message that runs out of
 #    memory without a cap, stop every format with dtrace's "processing
 #    aborted" and status 1 (text exited 1 where JSON wrote null and 0).
+#  - print() text (both printers) and symbol text (sym(), stack() frames:
+#    names from the capture, of any length) are messages under the same
+#    cap, with the same located notice: cut to the cap's first bytes of
+#    what the uncut run prints, status 1, the rest of the output kept;
+#    -x maxmsgsize=0 prints them whole.
 # Needs jq and python3-cbor2 for the JSON and CBOR checks.
 . "$(dirname "$0")/lib.sh"
 DTCONSUME="$top_builddir/cmd/dtconsume"
@@ -302,7 +307,9 @@ fi
 
 # ------------------------------------------------------ print() values
 # 16,000 one-byte structs whose member has a 4,000-byte name: 20 KB of
-# capture, 64 MB of JSON value; the value stops at the cap, marked, said
+# capture, 64 MB of JSON value and of text; the value stops at the cap,
+# marked, the text (a message, as printf's) is cut at it, and one notice
+# says so for the statement
 name=$(awk 'BEGIN { for (i = 0; i < 4000; i++) printf "m" }')
 hex=$(awk 'BEGIN { for (i = 0; i < 16000; i++) printf "01" }')
 cat >"$work/ctf.desc" <<EOF
@@ -327,7 +334,7 @@ else
 		"$DTCONSUME" -f "$f" "$work/ctf.dtsnap" >"$work/ctf.$f" \
 		    2>"$work/ctf.$f.err"
 		n=$(wc -c <"$work/ctf.$f")
-		if [ "$n" -lt "$((CAP + 65536))" ] && grep -q "print() value cut at about $CAP bytes (maxmsgsize) in a record of enabled probe 1" "$work/ctf.$f.err"; then
+		if [ "$n" -lt "$((2 * CAP + 65536))" ] && [ "$(wc -l <"$work/ctf.$f.err")" = 1 ] && grep -q "print() message cut at $CAP bytes (maxmsgsize) in a record of enabled probe 1" "$work/ctf.$f.err"; then
 			ok "print() -f $f: the value cut near the cap ($n bytes), said"
 		else
 			not_ok "print() -f $f: the value cut near the cap" \
@@ -336,10 +343,11 @@ else
 	done
 	if "$JQ" -e -s '[.[] | select(.type == "probe")][0].records[0] |
 	    .truncated == true and (.value | length) > 900 and
-	    (.value | length) < 16000' "$work/ctf.json" >/dev/null 2>&1; then
-		ok "print() -f json: part of the array, truncated: true"
+	    (.value | length) < 16000 and (.text | length) == '"$CAP" \
+	    "$work/ctf.json" >/dev/null 2>&1; then
+		ok "print() -f json: part of the array, truncated: true; the text cut at the cap"
 	else
-		not_ok "print() -f json: part of the array, truncated: true"
+		not_ok "print() -f json: part of the array, truncated: true; the text cut at the cap"
 	fi
 	"$PYTHON3" "$top_srcdir/cmd/tests/cbor_vs_json.py" "$work/ctf.cbor" \
 	    "$work/ctf.json" >/dev/null 2>&1 && ok "print(): CBOR is the JSON" ||
@@ -401,4 +409,142 @@ fi
 "$JQ" -e '.dtrace.probes | length == 2' "$work/mm.json-freebsd.out" \
     >/dev/null 2>&1 && ok "mismatch -f json-freebsd: a closed document" ||
     not_ok "mismatch -f json-freebsd: a closed document"
+
+# --- print() and symbol text under the cap (issue 24)
+# capped NAME CAP FILE [FORMAT]: dtconsume -x maxmsgsize=CAP on FILE into
+# $work/NAME.{out,err}, its status in $rc
+capped() {
+	(cd "$(dirname "$3")" && "$DTCONSUME" -f "${4:-text}" \
+	    -x maxmsgsize="$2" "$(basename "$3")" >"$work/$1.out" \
+	    2>"$work/$1.err")
+	rc=$?
+}
+# notice NAME WHAT CAP: $work/NAME.err is one located notice per cut
+# statement, $2 of them
+notices() {
+	n=$(grep -c "^dtconsume: [^ ]*: item [0-9]*, cpu 0, offset [0-9]*: $2 message cut at $3 bytes (maxmsgsize) in a record of enabled probe [0-9]*: -x maxmsgsize=0 prints it whole; this statement's other cuts are not reported\$" "$work/$1.err")
+	[ "$n" = "$4" ] && [ "$(wc -l <"$work/$1.err")" = "$4" ]
+}
+if grep -q '^#define HAVE_LIBCTF 1' "$top_builddir/config.h" 2>/dev/null; then
+	# DTrace v2 print(): a real capture, dtrace's own output beside it.
+	# Cut at 100 bytes, what is printed is dtrace's first 100 bytes and
+	# then the end of dtrace's output (what followed the print() text).
+	d="$top_srcdir/testdata/live/captures/print_struct"
+	cp "$d/cap.dtsnap" "$work/ps.dtsnap"
+	capped ps 100 "$work/ps.dtsnap"
+	if [ $rc = 1 ] && notices ps 'print()' 100 1 &&
+	    "$PYTHON3" - "$d/expected.out" "$work/ps.out" <<'PYEOF'
+import sys
+want, got = (open(p, "rb").read() for p in sys.argv[1:3])
+n = len(got) - 100
+sys.exit(0 if got[:100] == want[:100] and 0 < n < len(want) - 100 and
+         got[100:] == want[len(want) - n:] else 1)
+PYEOF
+	then
+		ok "print() (v2) cut at 100 bytes: dtrace's first 100, then the rest, one notice, status 1"
+	else
+		not_ok "print() (v2) cut at 100 bytes: dtrace's first 100, then the rest, one notice, status 1" \
+		    "status $rc" "$(head -n 2 "$work/ps.err")"
+	fi
+	capped ps0 0 "$work/ps.dtsnap"
+	if [ $rc = 0 ] && [ ! -s "$work/ps0.err" ] &&
+	    cmp -s "$d/expected.out" "$work/ps0.out"; then
+		ok "print() (v2) with maxmsgsize=0: dtrace's output whole"
+	else
+		not_ok "print() (v2) with maxmsgsize=0: dtrace's output whole" \
+		    "status $rc"
+	fi
+	capped psj 100 "$work/ps.dtsnap" json
+	if [ $rc = 1 ] && notices psj 'print()' 100 1 &&
+	    "$JQ" -e -s '[.[] | select(.type == "probe") | .records[] |
+	    select(.act == "print") | .text | length] == [100]' \
+	    "$work/psj.out" >/dev/null; then
+		ok "print() (v2) -f json: the text cut at 100 bytes, the same notice"
+	else
+		not_ok "print() (v2) -f json: the text cut at 100 bytes, the same notice" \
+		    "status $rc" "$(head -n 2 "$work/psj.err")"
+	fi
+	# legacy print() (illumos): testdata/valid/print-legacy's text,
+	# derived by hand from dt_print.c, is the print() text and the
+	# record's "\n"
+	"$DTSNAP" synth "$top_srcdir/testdata/valid/print-legacy/a-illumos.json" \
+	    -o "$work/pl.dtsnap" || not_ok "print-legacy: synth"
+	capped pl 20 "$work/pl.dtsnap"
+	{ head -c 20 "$top_srcdir/testdata/valid/print-legacy/expected.txt"
+	  printf '\n'; } >"$work/pl.want"
+	if [ $rc = 1 ] && notices pl 'print()' 20 1 &&
+	    cmp -s "$work/pl.want" "$work/pl.out"; then
+		ok "print() (legacy) cut at 20 bytes: the hand-derived text's first 20, one notice"
+	else
+		not_ok "print() (legacy) cut at 20 bytes: the hand-derived text's first 20, one notice" \
+		    "status $rc" "$(head -n 2 "$work/pl.err")" \
+		    "$(od -c "$work/pl.out" | head -n 3)"
+	fi
+else
+	echo "# print() under the cap: skipped, this build has no GNU libctf"
+fi
+
+# symbols: a kernel symbol of 3001 bytes (the capture's ksyms item says
+# so), printed by sym() and by the two frames of a stack()
+"$PYTHON3" - "$work/sym.json" <<'PYEOF'
+import json
+import sys
+json.dump({
+    "header": {"ncpu": 1}, "options": {"quiet": "set"},
+    "probes": [{"id": 1, "provider": "dtrace", "name": "BEGIN"}],
+    "eprobes": [{"epid": 1, "probe": 1,
+                 "recs": [{"sym": True}, {"stack": 2}]}],
+    "ksyms": [["0xffffffff81000000", 4096, "kernel", "f" + "x" * 3000]],
+    "passes": [{"bufs": [{"cpu": 0, "records": [{"epid": 1, "data": [
+        "0xffffffff81000010",
+        ["0xffffffff81000010", "0xffffffff81000020"]]}]}]}],
+    "end": {"exit_status": 0}}, open(sys.argv[1], "w"))
+PYEOF
+"$DTSNAP" synth "$work/sym.json" -o "$work/sym.dtsnap" || not_ok "sym: synth"
+capped sym0 0 "$work/sym.dtsnap"
+capped sym 1000 "$work/sym.dtsnap"
+# what the uncut run prints, each symbol's text cut at its 1000th byte
+"$PYTHON3" - "$work/sym0.out" "$work/sym.want" <<'PYEOF'
+import sys
+out = []
+for l in open(sys.argv[1]).read().split("\n"):
+    i = l.find("kernel`")
+    out.append(l if i < 0 else l[:i + 1000])
+open(sys.argv[2], "w").write("\n".join(out))
+PYEOF
+if [ "$(grep -c 'kernel`fx*+0x' "$work/sym0.out")" = 2 ] &&
+    grep -q "^  kernel\`fx\{3000\}\$" "$work/sym0.out"; then
+	ok "symbols uncut (maxmsgsize=0): the 3001-byte name whole, in sym() and both frames"
+else
+	not_ok "symbols uncut (maxmsgsize=0): the 3001-byte name whole, in sym() and both frames"
+fi
+if [ $rc = 1 ] && notices sym symbol 1000 2 &&
+    cmp -s "$work/sym.want" "$work/sym.out"; then
+	ok "symbols cut at 1000 bytes: sym() and the frames, one notice per statement, status 1"
+else
+	not_ok "symbols cut at 1000 bytes: sym() and the frames, one notice per statement, status 1" \
+	    "status $rc" "$(head -n 2 "$work/sym.err")"
+fi
+capped symj 1000 "$work/sym.dtsnap" json
+if [ $rc = 1 ] && notices symj symbol 1000 2 &&
+    "$JQ" -e -s '[.[] | select(.type == "probe") | .records[0] |
+    (.symbol, .name | length)] == [1000, 1000] and
+    [.[] | select(.type == "probe") | .records[1].frames[] |
+    (.symbol, .name | length)] == [1000, 1000, 1000, 1000]' \
+    "$work/symj.out" >/dev/null; then
+	ok "symbols -f json: symbol and name cut at 1000 bytes, the same notices"
+else
+	not_ok "symbols -f json: symbol and name cut at 1000 bytes, the same notices" \
+	    "status $rc" "$(head -n 2 "$work/symj.err")"
+fi
+capped symf 1000 "$work/sym.dtsnap" json-freebsd
+if [ $rc = 1 ] && notices symf symbol 1000 2 &&
+    "$JQ" -e '[.dtrace.probes[0].output[0].sym,
+    .dtrace.probes[0].output[1]."stack-frames"[].symbol | length] ==
+    [1000, 1000, 1000]' "$work/symf.out" >/dev/null; then
+	ok "symbols -f json-freebsd: cut at 1000 bytes, the same notices"
+else
+	not_ok "symbols -f json-freebsd: cut at 1000 bytes, the same notices" \
+	    "status $rc" "$(head -n 2 "$work/symf.err")"
+fi
 finish

@@ -180,18 +180,20 @@ else
 	not_ok "validate -: the located message of a capture cut short" \
 	    "exit $st" "want: $want" "got:  $(cat "$work/v.err")"
 fi
-# no end item, stopping after a complete item: dtconsume decodes it whole
-# and exits 0; validate says so in its summary
+# no end item, stopping after a complete item (a recorder killed):
+# dtconsume decodes it whole and says where it stops, exit 1; validate
+# reports the same problem
 "$DTSNAP" validate "$bad/no-end-item/input.dtsnap" >"$work/v.out" \
     2>"$work/v.err"
 st=$?
-if [ "$st" -eq 0 ] && [ ! -s "$work/v.err" ] &&
-    grep -q ': ok, no end item (it stops after a complete item)$' "$work/v.out"
+want="dtsnap: $bad/no-end-item/input.dtsnap: item 23, offset 2177: capture ends without its end item: output stops at byte 2177, after item 23"
+if [ "$st" -eq 1 ] && [ "$(cat "$work/v.err")" = "$want" ] &&
+    grep -q ': 1 problem$' "$work/v.out"
 then
-	ok "validate: no end item is ok, and said"
+	ok "validate: no end item is a located problem"
 else
-	not_ok "validate: no end item is ok, and said" "exit $st" \
-	    "$(cat "$work/v.err" "$work/v.out")"
+	not_ok "validate: no end item is a located problem" "exit $st" \
+	    "want: $want" "$(cat "$work/v.err" "$work/v.out")"
 fi
 
 # the version line dtconsume and dt2json print, for dtsnap too

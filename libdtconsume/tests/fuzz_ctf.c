@@ -139,7 +139,7 @@ print(ctf_dict_t *fp, ctf_id_t id, const uint8_t *rec, size_t len, int swap,
 	dtc_buf_init(&b);
 	why = NULL;
 	if (dtcp_ctfprint_v2(fp, id, 0xffff800012345678ULL, rec, len,
-	    printsize, swap, &b, &why) != 0 && why == NULL)
+	    printsize, swap, &b, SIZE_MAX, &why) != 0 && why == NULL)
 		abort();
 	if (b.len > 0 && (b.s == NULL || b.len >= b.cap))
 		abort();
@@ -147,7 +147,7 @@ print(ctf_dict_t *fp, ctf_id_t id, const uint8_t *rec, size_t len, int swap,
 		dtc_buf_reset(&b);
 		why = NULL;
 		if (dtcp_ctfprint_legacy(fp, id, rec, len, swap, illumos, &b,
-		    &why) != 0 && why == NULL)
+		    SIZE_MAX, &why) != 0 && why == NULL)
 			abort();
 		if (b.len > 0 && (b.s == NULL || b.len >= b.cap))
 			abort();

@@ -20,13 +20,13 @@
  * A small complete capture.  Item offsets: 0, 49, 89, 113, 126; 146 bytes.
  */
 static const char capture_hex[] =
-    /* item 0 @0: {"t":"dtsnap","version":[1,0],"byteorder":"little",
+    /* item 0 @0: {"t":"dtsnap","version":[1,9],"byteorder":"little",
      *             "model":"LP64"} */
     "a4"                          /* @0  map(4) */
     "61 74"                       /* @1  "t" */
     "66 64 74 73 6e 61 70"        /* @3  "dtsnap" */
     "67 76 65 72 73 69 6f 6e"     /* @10 "version" */
-    "82 01 00"                    /* @18 [1, 0] */
+    "82 01 09"                    /* @18 [1, 9] */
     "69 62 79 74 65 6f 72 64 65 72" /* @21 "byteorder" */
     "66 6c 69 74 74 6c 65"        /* @31 "little" */
     "65 6d 6f 64 65 6c"           /* @38 "model" */
@@ -60,7 +60,7 @@ static const char *const item_kind[] = {
 
 /* The header alone, to build bad inputs after it. */
 #define HEADER_HEX \
-    "a4 61 74 66 64 74 73 6e 61 70 67 76 65 72 73 69 6f 6e 82 01 00" \
+    "a4 61 74 66 64 74 73 6e 61 70 67 76 65 72 73 69 6f 6e 82 01 09" \
     "69 62 79 74 65 6f 72 64 65 72 66 6c 69 74 74 6c 65" \
     "65 6d 6f 64 65 6c 64 4c 50 36 34"
 #define HEADER_LEN 49
@@ -177,7 +177,7 @@ START_TEST(test_items_and_nodes)
 			ck_assert_uint_eq(n->offset, 18);
 			ck_assert_uint_eq(it.nodes[5].u, 1);
 			ck_assert_uint_eq(it.nodes[5].offset, 19);
-			ck_assert_uint_eq(it.nodes[6].u, 0);
+			ck_assert_uint_eq(it.nodes[6].u, 9);
 			ck_assert_uint_eq(it.nodes[6].offset, 20);
 			n = &it.nodes[10];
 			ck_assert_int_eq(n->type, DTCP_N_TEXT);
@@ -1162,7 +1162,8 @@ struct step {
  * same damage must be found at the same bytes however the input comes.
  */
 static void
-expect_steps(const char *hex, const struct step *st, size_t nst)
+expect_steps_after(const char *header, const char *hex,
+    const struct step *st, size_t nst)
 {
 	static const size_t chunks[] = { 1, 4096 };
 	uint8_t buf[1024];
@@ -1174,7 +1175,7 @@ expect_steps(const char *hex, const struct step *st, size_t nst)
 	dtcp_item it;
 	dtc_error err;
 
-	len = util_unhex(HEADER_HEX, buf, sizeof(buf));
+	len = util_unhex(header, buf, sizeof(buf));
 	len += util_unhex(hex, buf + len, sizeof(buf) - len);
 	for (via = 0; via < 4; via++) {
 		dtc_error_clear(&err);
@@ -1220,6 +1221,12 @@ expect_steps(const char *hex, const struct step *st, size_t nst)
 		if (via >= 2)
 			util_feed_done(&f);
 	}
+}
+
+static void
+expect_steps(const char *hex, const struct step *st, size_t nst)
+{
+	expect_steps_after(HEADER_HEX, hex, st, nst);
 }
 
 
@@ -1460,14 +1467,14 @@ END_TEST
  * are named. {"t":"probe","seq":N} is 14 bytes. */
 START_TEST(test_seq)
 {
+	/* item 3 comes before item 2, which follows it: 3 is out of place
+	 * (a copy of a later item, or one of two swapped), 2 is read */
 	static const struct step st[] = {
 		{ DTC_OK, 0, 1, 49, "probe" },
-		{ DTC_WARN, DTC_E_TRUNCATED, 2, 63, "item 2 is missing before "
-		  "byte 63 (the item there says it is item 3)" },
-		{ DTC_OK, 0, 2, 63, "probe" },
-		{ DTC_WARN, DTC_E_DUPLICATE, 3, 77, "item at byte 77 repeats "
-		  "item 2 (its seq); skipped" },
-		{ DTC_WARN, DTC_E_TRUNCATED, 4, 91, "items 4 to 6 are missing "
+		{ DTC_WARN, DTC_E_DUPLICATE, 2, 63, "item at byte 63 says it is "
+		  "item 3, but item 2 follows it: out of place; skipped" },
+		{ DTC_OK, 0, 3, 77, "probe" },
+		{ DTC_WARN, DTC_E_TRUNCATED, 4, 91, "items 3 to 6 are missing "
 		  "before byte 91 (the item there says it is item 7)" },
 		{ DTC_OK, 0, 4, 91, "probe" },
 		{ DTC_OK, 0, 5, 105, "probe" },
@@ -1479,6 +1486,95 @@ START_TEST(test_seq)
 	    "a2 61 74 65 70 72 6f 62 65 63 73 65 71 07"
 	    "a2 61 74 65 70 72 6f 62 65 63 73 65 71 08", st,
 	    sizeof(st) / sizeof(st[0]));
+}
+END_TEST
+
+/* {"t":"dtsnap","seq":0,"version":[1,3]} (26 bytes); with [1,2] */
+#define HEADER13_HEX "a3 61 74 66 64 74 73 6e 61 70 63 73 65 71 00" \
+    "67 76 65 72 73 69 6f 6e 82 01 03"
+#define HEADER12_HEX "a3 61 74 66 64 74 73 6e 61 70 63 73 65 71 00" \
+    "67 76 65 72 73 69 6f 6e 82 01 02"
+/* {"t":"probe","seq":N} (14 bytes) */
+#define PROBE_SEQ(n) "a2 61 74 65 70 72 6f 62 65 63 73 65 71 " n
+
+/*
+ * An item whose number cannot be read, or that is not one of this
+ * capture's, costs the numbers nothing (issue 24: an unknown item with a
+ * tag took the number of the format item after it, which was then
+ * skipped as a repeat).  A repeat is a number an item taken had; an item
+ * reported missing that comes later is late, not a repeat.
+ */
+START_TEST(test_seq_unread)
+{
+	static const struct step st[] = {
+		{ DTC_OK, 0, 1, 26, "probe" },
+		{ DTC_WARN, DTC_E_BADVALUE, 2, 40, "item at byte 40 is of kind "
+		  "'zzz', which no capture of version 1.3 has; skipped" },
+		{ DTC_OK, 0, 3, 55, "probe" },
+		{ DTC_OK, 0, 4, 64, "probe" },
+		{ DTC_OK, 0, 5, 79, "recs" },
+		{ DTC_OK, 0, 6, 92, "probe" },
+		{ DTC_WARN, DTC_E_TRUNCATED, 7, 106, "items 3 to 4 are missing "
+		  "before byte 106 (the item there says it is item 5)" },
+		{ DTC_OK, 0, 7, 106, "probe" },
+		{ DTC_OK, 0, 8, 120, "probe" },
+		{ DTC_WARN, DTC_E_DUPLICATE, 9, 134, "item at byte 134 is item "
+		  "3, reported missing before byte 106: it comes late, out of "
+		  "order; skipped" },
+		{ DTC_WARN, DTC_E_DUPLICATE, 10, 148, "item at byte 148 repeats "
+		  "item 2 (its seq); skipped" },
+	};
+
+	expect_steps_after(HEADER13_HEX,
+	    PROBE_SEQ("01")                              /* @26 */
+	    "a3 61 74 63 7a 7a 7a 61 61 c6 01 61 62 f8 40" /* @40 zzz, 6(1) */
+	    "a1 61 74 65 70 72 6f 62 65"                 /* @55 no seq */
+	    "a2 61 74 65 70 72 6f 62 65 63 73 65 71 61 78" /* @64 "x" */
+	    "a2 61 74 64 72 65 63 73 63 73 65 71 02"     /* @79 recs, 2 */
+	    PROBE_SEQ("02") PROBE_SEQ("05") PROBE_SEQ("06")
+	    PROBE_SEQ("03") PROBE_SEQ("02"), st, sizeof(st) / sizeof(st[0]));
+}
+END_TEST
+
+/*
+ * A second header: a copy of the first is skipped alone; another
+ * capture's starts a capture spliced in, whose items (going on with its
+ * own numbers) are skipped and counted, up to its end item, an item that
+ * does not go on with them, or the end of the input.
+ */
+START_TEST(test_seq_splice)
+{
+	static const struct step st[] = {
+		{ DTC_OK, 0, 1, 26, "probe" },
+		{ DTC_WARN, DTC_E_DUPLICATE, 2, 40, "item at byte 40 is a copy "
+		  "of the dtsnap header; skipped" },
+		{ DTC_WARN, DTC_E_DUPLICATE, 3, 66, "second dtsnap header at "
+		  "byte 66: another capture starts there; the items that go on "
+		  "with its numbers (seq) are skipped" },
+		{ DTC_WARN, DTC_E_DUPLICATE, 3, 66, "4 items of the capture "
+		  "inserted at byte 66 skipped, up to byte 146" },
+		{ DTC_OK, 0, 8, 146, "probe" },
+		{ DTC_WARN, DTC_E_DUPLICATE, 9, 160, "second dtsnap header at "
+		  "byte 160: another capture starts there; the items that go on "
+		  "with its numbers (seq) are skipped" },
+		{ DTC_WARN, DTC_E_DUPLICATE, 9, 160, "1 item of the capture "
+		  "inserted at byte 160 skipped, up to byte 200" },
+		{ DTC_OK, 0, 11, 200, "probe" },
+		{ DTC_WARN, DTC_E_DUPLICATE, 12, 214, "second dtsnap header at "
+		  "byte 214: another capture starts there; the items that go on "
+		  "with its numbers (seq) are skipped" },
+		{ DTC_WARN, DTC_E_DUPLICATE, 12, 214, "1 item of the capture "
+		  "inserted at byte 214 skipped, up to byte 254" },
+	};
+
+	expect_steps_after(HEADER13_HEX,
+	    PROBE_SEQ("01") HEADER13_HEX               /* @26, @40 */
+	    HEADER12_HEX PROBE_SEQ("01") PROBE_SEQ("02") PROBE_SEQ("03")
+	    "a2 61 74 63 65 6e 64 63 73 65 71 04"      /* @134 its end */
+	    PROBE_SEQ("02")                            /* @146 */
+	    HEADER12_HEX PROBE_SEQ("01") PROBE_SEQ("03") /* @160 */
+	    HEADER12_HEX PROBE_SEQ("01"),              /* @214 */
+	    st, sizeof(st) / sizeof(st[0]));
 }
 END_TEST
 
@@ -1744,6 +1840,8 @@ container_suite(void)
 	tcase_add_test(tc, test_odd_values);
 	tcase_add_test(tc, test_copies);
 	tcase_add_test(tc, test_seq);
+	tcase_add_test(tc, test_seq_unread);
+	tcase_add_test(tc, test_seq_splice);
 	tcase_add_test(tc, test_pipe_4g_claim);
 	tcase_add_test(tc, test_resync_budget);
 	suite_add_tcase(s, tc);

@@ -227,7 +227,7 @@ render(ctf_dict_t *fp, ctf_id_t type, const char *hex, int swap,
 	dtc_buf_init(&out);
 	r.why = NULL;
 	r.rc = dtcp_ctfprint_legacy(fp, type, data, n, swap, illumos, &out,
-	    &r.why);
+	    SIZE_MAX, &r.why);
 	r.text = strdup(out.s != NULL ? out.s : "");
 	ck_assert_ptr_nonnull(r.text);
 	dtc_buf_free(&out);

@@ -186,7 +186,7 @@ render(dtc_buf *out, ctf_dict_t *fp, ctf_id_t type, uint64_t addr,
 	int rc;
 
 	rc = dtcp_ctfprint_v2(fp, type, addr, data, size, printsize, swap,
-	    out, &why);
+	    out, SIZE_MAX, &why);
 	ck_assert_msg(rc == 0, "dtcp_ctfprint_v2 failed: %s",
 	    why != NULL ? why : "(no reason)");
 }
@@ -1271,7 +1271,7 @@ fails(ctf_dict_t *fp, ctf_id_t type, const uint8_t *d, size_t size,
 {
 	*why = NULL;
 	return dtcp_ctfprint_v2(fp, type, 0x1000, d, size, NOCUT, 0, out,
-	    why);
+	    SIZE_MAX, why);
 }
 
 START_TEST(test_hostile_missing_type)
@@ -1287,9 +1287,9 @@ START_TEST(test_hostile_missing_type)
 	ck_assert(why != NULL && why[0] != '\0');
 	ck_assert_int_eq(fails(fp, 0, d, 4, &out, &why), -1);
 	ck_assert_int_eq(dtcp_ctfprint_v2(NULL, b.int_, 0, d, 4, NOCUT, 0,
-	    &out, &why), -1);
+	    &out, SIZE_MAX, &why), -1);
 	ck_assert_int_eq(dtcp_ctfprint_v2(fp, b.int_, 0, NULL, 4, NOCUT, 0,
-	    &out, &why), -1);
+	    &out, SIZE_MAX, &why), -1);
 	dtc_buf_free(&out);
 	ctf_dict_close(fp);
 }

@@ -16,7 +16,9 @@ Errors: a damaged capture is decoded as far as it can be; what was skipped
 becomes a DecodeError (file, item, cpu, offset, code, text, and errors:
 every problem of the run).  With errors="raise" (the default) the first is
 raised once everything decodable was yielded; "warn" gives each to
-warnings.warn as it comes; "ignore" keeps them in .errors only.
+warnings.warn as it comes; "ignore" keeps them in .errors only.  Of one
+kind, 100 are kept (DTCONSUME_MAX_WARNINGS; 0: all), then one counts the
+rest, as dtconsume prints them.
 
 See python/README and libdtconsume(3).
 """

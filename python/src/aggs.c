@@ -527,14 +527,20 @@ typedef struct msrc {
 	dtc_reader *r;
 } msrc;
 
+/* The warnings of the capture being merged, under the programs' cap. */
+typedef struct mwarn {
+	PyObject *errors;
+	ext_errcap cap;
+} mwarn;
+
 /* dtc_consume runs without the GIL (merge_sources): a warning takes it
  * back to become a DecodeError. */
 static int
 note_warn(const dtc_error *err, void *arg)
 {
-	PyObject *errors = arg;
+	mwarn *w = arg;
 	PyGILState_STATE g = PyGILState_Ensure();
-	int rc = ext_note_error(errors, err, 0) != 0 ? 2 : 0;
+	int rc = ext_note_capped(w->errors, &w->cap, err, 0) != 0 ? 2 : 0;
 
 	PyGILState_Release(g);
 	return rc;     /* 2: stop, a Python error is set */
@@ -552,8 +558,12 @@ merge_sources(PyObject *seq, int temporal, PyObject *options,
 	static const dtc_handler h = { .warn = note_warn };
 	PyObject *it, *o;
 	dtc_error err;
+	mwarn w;
 	msrc s;
 	int rc, n = 0;
+
+	w.errors = errors;
+	ext_errcap_init(&w.cap);
 
 	if ((it = PyObject_GetIter(seq)) == NULL)
 		return -1;
@@ -582,8 +592,10 @@ merge_sources(PyObject *seq, int temporal, PyObject *options,
 		/* reading a capture to its end touches no Python object
 		 * (but a warning, which takes the GIL back) */
 		Py_BEGIN_ALLOW_THREADS
-		rc = dtc_consume(s.r, &h, errors, NULL);
+		rc = dtc_consume(s.r, &h, &w, NULL);
 		Py_END_ALLOW_THREADS
+		if (rc != 2 && !PyErr_Occurred())
+			(void)ext_errcap_end(errors, &w.cap, 0);
 		if (rc == 2 || PyErr_Occurred()) {
 			dtc_close(s.r);
 			ext_source_free(&s.src);

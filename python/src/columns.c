@@ -64,6 +64,7 @@ typedef struct breader {
 	source src;
 	dtc_batch *b;
 	PyObject *errors;
+	ext_errcap cap;
 	int mode;
 	int done;            /* DTC_EOF or DTC_FATAL seen */
 } breader;
@@ -88,6 +89,7 @@ breader_init(breader *br, PyObject *src, int temporal, PyObject *name,
 	    (br->errors = PyList_New(0)) == NULL ||
 	    ext_source_init(&br->src, src, name) != 0)
 		return -1;
+	ext_errcap_init(&br->cap);
 	dtc_error_clear(&err);
 	if ((br->b = open_batch(&br->src, temporal ? DTC_OPEN_TEMPORAL : 0,
 	    &err)) == NULL) {
@@ -137,7 +139,7 @@ breader_next(breader *br, size_t max_rows)
 			break;
 		}
 		if (rc != DTC_OK) {
-			if (ext_note_error(br->errors, &err,
+			if (ext_note_capped(br->errors, &br->cap, &err,
 			    br->mode == MODE_WARN) != 0)
 				return -1;
 			if (rc == DTC_FATAL)
@@ -158,6 +160,9 @@ breader_end(breader *br)
 	dtc_batch_close(br->b);
 	br->b = NULL;
 	ext_source_free(&br->src);
+	if (br->errors != NULL && ext_errcap_end(br->errors, &br->cap,
+	    br->mode == MODE_WARN) != 0)
+		return NULL;
 	if (br->mode == MODE_RAISE && br->errors != NULL &&
 	    PyList_GET_SIZE(br->errors) > 0)
 		return ext_raise_errors(br->errors);

@@ -19,7 +19,10 @@
 #include <Python.h>
 #include <structmember.h>
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ext.h"
@@ -119,6 +122,62 @@ ext_note_error(PyObject *errors, const dtc_error *err, int warn)
 		Py_XDECREF(msg);
 	}
 	Py_DECREF(e);
+	return rc;
+}
+
+void
+ext_errcap_init(ext_errcap *cap)
+{
+	const char *e = getenv("DTCONSUME_MAX_WARNINGS");
+	unsigned long n;
+	char *end;
+
+	memset(cap, 0, sizeof(*cap));
+	cap->max = 100;         /* cmd/decode.h DECODE_MAXWARN */
+	if (e == NULL || e[0] == '\0' || e[0] == '-')
+		return;
+	errno = 0;
+	n = strtoul(e, &end, 10);
+	if (*end == '\0' && errno == 0 && n <= UINT_MAX)
+		cap->max = (unsigned)n;
+}
+
+int
+ext_note_capped(PyObject *errors, ext_errcap *cap, const dtc_error *err,
+    int warn)
+{
+	int k = err->code >= 0 && err->code < EXT_NKINDS - 1 ? err->code :
+	    EXT_NKINDS - 1;
+
+	if (cap->max == 0 || cap->kept[k] < cap->max) {
+		cap->kept[k]++;
+		return ext_note_error(errors, err, warn);
+	}
+	cap->hidden[k]++;
+	snprintf(cap->source, sizeof(cap->source), "%s", err->source);
+	return 0;
+}
+
+int
+ext_errcap_end(PyObject *errors, ext_errcap *cap, int warn)
+{
+	dtc_error e = DTC_ERROR_INIT;
+	int k, rc = 0;
+
+	for (k = 0; k < EXT_NKINDS; k++) {
+		if (cap->hidden[k] > 0 && rc == 0) {
+			e.code = k;
+			snprintf(e.source, sizeof(e.source), "%s", cap->source);
+			/* the programs' count line, word for word
+			 * (cmd/decode.c warn_summary) */
+			snprintf(e.text, sizeof(e.text), "%llu more warning%s "
+			    "like '%s' not shown (dtsnap validate -a shows them "
+			    "all)", cap->hidden[k], cap->hidden[k] == 1 ? "" :
+			    "s", dtc_strerror(k));
+			rc = ext_note_error(errors, &e, warn);
+		}
+		cap->kept[k] = cap->hidden[k] = 0;
+	}
 	return rc;
 }
 
@@ -337,6 +396,7 @@ typedef struct {
 	pyout_sink sink;          /* lines finished, not yet served */
 	Py_ssize_t pos;           /* the next line of sink.lines to serve */
 	PyObject *errors;         /* DecodeError instances */
+	ext_errcap cap;
 	int mode;
 	int done;                 /* the reader ended (EOF or fatal) */
 	int over;                 /* StopIteration (or the error) given */
@@ -389,7 +449,8 @@ ev_warn(const dtc_error *err, void *arg)
 {
 	EventsObject *x = arg;
 
-	if (ext_note_error(x->errors, err, x->mode == MODE_WARN) != 0) {
+	if (ext_note_capped(x->errors, &x->cap, err, x->mode == MODE_WARN) !=
+	    0) {
 		x->sink.error = 1;
 		return STOP;
 	}
@@ -403,7 +464,8 @@ ev_report(const dtc_error *err, void *arg)
 {
 	EventsObject *x = arg;
 
-	if (ext_note_error(x->errors, err, x->mode == MODE_WARN) != 0)
+	if (ext_note_capped(x->errors, &x->cap, err, x->mode == MODE_WARN) !=
+	    0)
 		x->sink.error = 1;
 }
 
@@ -466,6 +528,7 @@ Events_init(EventsObject *self, PyObject *args, PyObject *kw)
 	if ((self->errors = PyList_New(0)) == NULL ||
 	    (self->sink.lines = PyList_New(0)) == NULL)
 		return -1;
+	ext_errcap_init(&self->cap);
 	if (ext_source_init(&self->src, src, name) != 0)
 		return -1;
 	dtc_error_clear(&err);
@@ -602,6 +665,9 @@ Events_next(EventsObject *self)
 			/* the reader is done: its memory goes now, not when the
 			 * collector breaks the cycle a raised error makes */
 			release(self);
+			if (ext_errcap_end(self->errors, &self->cap,
+			    self->mode == MODE_WARN) != 0)
+				return NULL;
 			if (self->mode == MODE_RAISE &&
 			    PyList_GET_SIZE(self->errors) > 0)
 				return ext_raise_errors(self->errors);

@@ -45,6 +45,27 @@ PyObject *ext_raise_errors(PyObject *errors);
 /* Record err in errors (a list) and, for mode "warn", warn; -1 when a
  * Python error is set. */
 int ext_note_error(PyObject *errors, const dtc_error *err, int warn);
+/*
+ * The programs' cap on the warnings of one capture (cmd/decode.c): at
+ * most max of one kind (error code) are kept, DTCONSUME_MAX_WARNINGS (0:
+ * no cap) or 100, so that a capture of a million damaged items does not
+ * cost a million DecodeErrors; the rest are counted, and ext_errcap_end
+ * adds one DecodeError per kind that says how many, as the programs'
+ * count line does.
+ */
+#define EXT_NKINDS 32
+typedef struct ext_errcap {
+	unsigned max;
+	unsigned long long kept[EXT_NKINDS], hidden[EXT_NKINDS];
+	char source[sizeof(((dtc_error *)0)->source)];
+} ext_errcap;
+void ext_errcap_init(ext_errcap *cap);
+/* ext_note_error under the cap. */
+int ext_note_capped(PyObject *errors, ext_errcap *cap, const dtc_error *err,
+    int warn);
+/* The count of each kind left out, and the counts reset (a capture's
+ * end); -1 when a Python error is set. */
+int ext_errcap_end(PyObject *errors, ext_errcap *cap, int warn);
 
 /* Set reader options from a dict {name: value or None}; -1 on error. */
 int ext_set_options(dtc_reader *r, PyObject *options);

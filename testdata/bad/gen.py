@@ -496,13 +496,23 @@ def c_version_text(b):
                                    "version [major, minor]"), "", 1
 
 
-@case("duplicate-header", "a second dtsnap header after the options item: "
-      "skipped, everything else decoded")
+@case("duplicate-header", "a copy of the dtsnap header after the options "
+      "item: skipped, everything else decoded")
 def c_dup_header(b):
     insert_before(b, "probe1", b.items[0])
     return layout(b.items)[0], msg(2, None, b.off("probe1") - len(
-        enc(b.items[0])), "second dtsnap header at byte %d; skipped" % (
-        b.off("probe1") - len(enc(b.items[0])))), b.stdout(), 1
+        enc(b.items[0])), "item at byte %d is a copy of the dtsnap header; "
+        "skipped" % (b.off("probe1") - len(enc(b.items[0])))), b.stdout(), 1
+
+
+@case("second-header", "the header of another capture (no seq: a writer "
+      "before 1.3) after the options item: skipped, everything else decoded")
+def c_second_header(b):
+    other = dict(b.items[0], host="elsewhere")
+    insert_before(b, "probe1", other)
+    o = b.off("probe1") - len(enc(other))
+    return layout(b.items)[0], msg(2, None, o, "second dtsnap header at "
+                                   "byte %d; skipped" % o), b.stdout(), 1
 
 
 @case("item-array", "an array where an item should be (between the two "
@@ -536,11 +546,24 @@ def c_item_t_int(b):
                                    "skipped" % o), b.stdout(), 1
 
 
-@case("unknown-kind", "an item of an unknown kind: skipped silently (the "
-      "format may grow)")
+@case("unknown-kind", "an item of an unknown kind in a capture of a newer "
+      "minor version (1.9): skipped silently (the format may grow)")
 def c_unknown_kind(b):
+    b.items[0] = dict(b.items[0], version=[1, 9])
     insert_before(b, "status2", item("future", stuff=[1, 2]))
     return layout(b.items)[0], "", b.stdout(), 0
+
+
+@case("unknown-kind-1.0", "an item of a kind no version 1.0 capture has "
+      "(minor versions add kinds): not the format's, skipped with a "
+      "message, everything else decoded")
+def c_unknown_kind_10(b):
+    insert_before(b, "status2", item("future", stuff=[1, 2]))
+    o = b.off("status2") - len(enc(item("future", stuff=[1, 2])))
+    return layout(b.items)[0], msg(b.i("status2") - 1, None, o, "item at "
+                                   "byte %d is of kind 'future', which no "
+                                   "capture of version 1.0 has; skipped" % o), \
+        b.stdout(), 1
 
 
 @case("reserved-head", "the first byte of the pass-2 status item replaced "
@@ -605,9 +628,14 @@ cut_case("cut-in-aggbuf", "aggbuf2.0", 0.6,
 
 
 @case("no-end-item", "the capture stops cleanly after its last buffer, "
-      "without the end item: everything decoded, no message")
+      "without the end item (a recorder killed, a copy cut at an item's "
+      "end): everything decoded, and said to stop there")
 def c_no_end(b):
-    return layout(b.items[:-1])[0], "", b.stdout(), 0
+    data, offs = layout(b.items[:-1])
+    n = len(b.items) - 2
+    return data, msg(n, None, len(data), "capture ends without its end "
+                     "item: output stops at byte %d, after item %d" %
+                     (len(data), n)), b.stdout(), 1
 
 
 @case("bytes-2p60", "CPU 1's pass-1 buffer claims 2^60 bytes of data: "
@@ -943,6 +971,42 @@ def c_seq_repeated(b):
     return layout(b.items)[0], msg(i, None, o, "item at byte %d repeats item "
                                    "%d (its seq); skipped" %
                                    (o, x["seq"])), b.stdout(), 1
+
+
+@case("seq-unknown-inserted", "a version 1.3 capture with an unknown item "
+      "inserted before the first format item (issue 24): no seq, a tag 6, "
+      "arrays 65 deep, an unassigned simple value under unknown keys; it "
+      "is skipped with one message and costs no number: the format item "
+      "after it is read, every record printed")
+def c_seq_unknown_inserted(b):
+    numbered(b)
+    x = Raw(b"\xa4" + cbor2.dumps("t") + cbor2.dumps("zzz") +
+            cbor2.dumps("a") + b"\xc6\x01" + cbor2.dumps("b") +
+            b"\x81" * 65 + b"\x00" + cbor2.dumps("c") + b"\xf8\x40")
+    insert_before(b, "format1", x)
+    i = b.i("format1") - 1
+    o = b.off("format1") - len(x)
+    return layout(b.items)[0], msg(i, None, o, "item at byte %d is of kind "
+                                   "'zzz', which no capture of version 1.3 "
+                                   "has; skipped" % o), b.stdout(), 1
+
+
+@case("seq-later-copy", "a version 1.3 capture with a copy of CPU 1's "
+      "pass-2 buffer item inserted before pass 1's status: the item after "
+      "the copy has the number due, so the copy is out of place and "
+      "skipped; the real one is read in its place, nothing lost or moved")
+def c_seq_later_copy(b):
+    numbered(b)
+    x = b.items[b.i("buf2.1")]
+    nxt = b.items[b.i("status1")]
+    insert_before(b, "status1", x)
+    i = b.i("status1") - 1
+    o = b.off("status1") - len(enc(x))
+    return layout(b.items)[0], msg(i, None, o, "item at byte %d says it is "
+                                   "item %d, but item %d follows it: out of "
+                                   "place; skipped" % (o, x["seq"],
+                                                       nxt["seq"])), \
+        b.stdout(), 1
 
 
 @case("seq-lost-two", "a version 1.3 capture whose pass-1 buffer items "

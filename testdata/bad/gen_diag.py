@@ -123,6 +123,12 @@ def c_buf_twice(b):
 def header_only(b):
     return layout(b.items[:1])[0]
 
+def no_end(head):
+    """The header was the last item read: nothing says the run ended."""
+    return msg(0, None, len(head), "capture ends without its end item: "
+               "output stops at byte %d, after item 0" % len(head))
+
+
 @case("diag-zeros-1m", "the header, then 1 MiB of zero bytes (CBOR "
       "integers, not items): one warning for the whole run, not one per "
       "byte")
@@ -132,6 +138,7 @@ def c_zeros(b):
     err = msg(1, None, len(head), "item at byte %d is an unsigned integer, "
               "not a map; sync lost at byte %d, no item after it up to the "
               "end at byte %d" % (len(head), len(head), len(data)))
+    err += no_end(head)
     # nothing to print but dtrace(1)'s end-of-run newline (as in gen.py's
     # cut-in-eprobe)
     return data, err, "\n", 1
@@ -148,6 +155,7 @@ def c_empty_maps(b):
         at = len(head) + k
         err += msg(1 + k, None, at, "item at byte %d has no text key 't'; "
                    "skipped" % at)
+    err += no_end(head)
     err += summary(n - MAXWARN, "required key missing")
     return data, err, "\n", 1
 
