@@ -794,17 +794,19 @@ write_aggsnap(void)
  *     path, and byaddr_cmp's preference among aliases.
  * Re-reading the ELF files could not reproduce all of that.
  *
- * At each moment libdtrace resolves (chew: just before a statement's
- * records are printed; chewrec: before a printa(); before the final
- * aggregation print) every (pid, pc) it will print is asked once per
- * pass, and the answer kept: "obj`name+0xoff" is a symbol name at
+ * At each moment libdtrace resolves (chew: just before a record set is
+ * printed, its printa()s included; before the final aggregation print)
+ * every (pid, pc) it will print is asked again, and the answer kept
+ * (libdtrace may answer raw while it cannot grab a process yet and
+ * symbolized a moment later, or the other way once it has gone): "obj`name+0xoff" is a symbol name at
  * pc - off (sized to cover the pcs seen), "obj`0x..." a pc in obj without
  * a symbol, "0x..." a pc libdtrace could not resolve.  The mapping
  * ranges and paths are the lines of /proc/PID/maps (read at first sight
  * of the pid, again when a pc falls outside what was read) whose file is
  * the object libdtrace named; a pc libdtrace left raw is cut out of them.
- * The proc item of a pid is written again whenever an answer changed, so
- * the newest describes the process as libdtrace last saw it.
+ * The proc item of a pid is written again, before the record, whenever an
+ * answer changed: a record decodes with the newest proc item before it
+ * (dtsnap(5)), i.e. with the answers libdtrace gave when it printed it.
  */
 enum { UANS_RAW, UANS_MOD, UANS_SYM };
 
@@ -1056,7 +1058,7 @@ upc_parse(upc_t *x, const char *s)
 	return 0;
 }
 
-/* Ask libdtrace about (pid, pc), once per pass; -1 when out of memory. */
+/* Ask libdtrace about (pid, pc), once per moment; -1 when out of memory. */
 static int
 uaddr_ask(uint64_t tgid, uint64_t pc)
 {
@@ -1397,25 +1399,23 @@ uaddr_stmt(const dtrace_datadesc_t *dd, const uint8_t *data, size_t size)
 	return 0;
 }
 
-/* The user keys of the aggregations a printa() at rec prints (its
- * aggregation ids: this record's data and the next records of the same
- * printa), or of all of them (rec NULL: the final print). */
+/* The user keys of the aggregations the printa() at record first of dd
+ * prints (its aggregation ids: that record's data and the next records
+ * of the same printa; base: the record from its size word), or of all
+ * of them (dd NULL: the final print). */
 static int
-uaddr_aggs(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec)
+uaddr_aggs(const dtrace_datadesc_t *dd, const uint8_t *base, int first)
 {
 	ukeywalk_t kw = { NULL, 0, 0 };
 	uint32_t *ids = NULL;
-	const dtrace_datadesc_t *dd;
-	const uint8_t *base;
+	const dtrace_recdesc_t *rec;
 	uint32_t size;
-	int i, first;
+	int i;
 
-	if (rec != NULL) {
-		dd = data->dtpda_ddesc;
-		base = (const uint8_t *)data->dtpda_data - rec->dtrd_offset;
-		first = (int)(rec - dd->dtdd_recs);
+	if (dd != NULL) {
 		if (first < 0 || first >= dd->dtdd_nrecs)
 			return 0;
+		rec = &dd->dtdd_recs[first];
 		memcpy(&size, base, sizeof(size));
 		if ((ids = calloc((size_t)(dd->dtdd_nrecs - first),
 		    sizeof(*ids))) == NULL)
@@ -1436,7 +1436,38 @@ uaddr_aggs(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec)
 		return -1;
 	}
 	free(ids);
-	return kw.failed ? -1 : write_procs();
+	return kw.failed ? -1 : 0;
+}
+
+/*
+ * libdtrace prints the record set next: the user addresses of its
+ * records and of the aggregations its printa()s print, asked as it will
+ * resolve them, and the proc items of what changed written before the
+ * record, so that the record decodes with them and the records before it
+ * with the answers of their own moment.  libdtrace calls the record
+ * callback for a printa()'s first record only: a new printa starts where
+ * the record before is not a printa record of the same format.
+ */
+static int
+uaddr_record(const dtrace_datadesc_t *dd, const uint8_t *rec, size_t size)
+{
+	const dtrace_recdesc_t *rd, *prev;
+	int i;
+
+	ua.epoch++;
+	if (uaddr_stmt(dd, rec, size) != 0)
+		return -1;
+	for (i = 0; i < dd->dtdd_nrecs; i++) {
+		rd = &dd->dtdd_recs[i];
+		prev = i > 0 ? &dd->dtdd_recs[i - 1] : NULL;
+		if (rd->dtrd_action != DTRACEACT_PRINTA || (prev != NULL &&
+		    prev->dtrd_action == DTRACEACT_PRINTA &&
+		    prev->dtrd_arg == rd->dtrd_arg))
+			continue;
+		if (uaddr_aggs(dd, rec, i) != 0)
+			return -1;
+	}
+	return write_procs();
 }
 
 /* What the probe callback records before dtrace(1)'s chew() runs. */
@@ -1454,9 +1485,8 @@ capture_probe(const dtrace_probedata_t *data)
 	    need_stmt(data->dtpda_stid, data->dtpda_ddesc) != 0)
 		goto fail;
 	memcpy(&size, rec, sizeof(size));
-	/* libdtrace prints the records next: user addresses as it will */
-	if (uaddr_stmt(data->dtpda_ddesc, rec, sizeof(size) + (size_t)size) !=
-	    0 || write_procs() != 0)
+	if (uaddr_record(data->dtpda_ddesc, rec, sizeof(size) +
+	    (size_t)size) != 0)
 		goto fail;
 	if (rec_sink_record(g.sink, (int)data->dtpda_cpu, rec,
 	    sizeof(size) + (size_t)size) != 0)
@@ -1929,13 +1959,10 @@ chewrec(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec, void *arg)
 		return DTRACE_CONSUME_NEXT;
 	}
 
-	/* libdtrace prints the aggregation next: its user keys as it will,
-	 * and the layout of a variable that has no entries yet */
+	/* libdtrace prints the aggregation next: the layout of a variable
+	 * that has no entries yet (its user keys: capture_probe) */
 	if (act == DTRACEACT_PRINTA && g.started && !g.capture_failed)
 		describe_printa(data, rec);
-	if (act == DTRACEACT_PRINTA && g.started && !g.capture_failed &&
-	    uaddr_aggs(data, rec) != 0)
-		capture_failed();
 
 	return DTRACE_CONSUME_THIS;
 }
@@ -2409,7 +2436,6 @@ rec_backend_run(const rec_config *cfg)
 		}
 
 		g.pass_snapped = 0;
-		ua.epoch++;	/* user addresses are asked again each pass */
 		switch (dtrace_work(g.dtp, g.ofp, chew, chewrec, NULL)) {
 		case DTRACE_WORKSTATUS_DONE:
 			if (done != DONE_SAW_END)
@@ -2435,7 +2461,8 @@ rec_backend_run(const rec_config *cfg)
 
 	if (!g.impatient) {
 		ua.epoch++;
-		if (g.started && !g.capture_failed && uaddr_aggs(NULL, NULL) != 0)
+		if (g.started && !g.capture_failed && (uaddr_aggs(NULL, NULL, 0) !=
+		    0 || write_procs() != 0))
 			capture_failed();
 		if (dtrace_aggregate_print(g.dtp, g.ofp, NULL) == -1 &&
 		    dtrace_errno(g.dtp) != EINTR)

@@ -1961,6 +1961,7 @@ temporal_record(dtc_reader *r, dtc_error *err)
 		return DTC_EOF;
 	b = heap_pop(r);
 	r->rb = b;
+	r->meta.proc_horizon = b->item;
 	r->rec = b->cur;
 	r->refill = b;
 	return DTC_OK;
@@ -2012,6 +2013,7 @@ next_record(dtc_reader *r, dtc_error *err)
 					continue;
 			}
 			r->rb = b;
+			r->meta.proc_horizon = b->item;
 			return DTC_OK;
 		}
 		b->done = 1;
@@ -2827,6 +2829,7 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			 * the end item are counted */
 			if (after_end_warn(r, err) != DTC_OK)
 				return DTC_WARN;
+			r->meta.proc_horizon = 0;
 			if (!(r->flags & DTC_OPEN_NOAGGEXIT))
 				ap = dtcp_agg_exit_next(r->agg, r,
 				    &r->exit_cursor);

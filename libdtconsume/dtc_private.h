@@ -279,6 +279,7 @@ typedef struct dtcp_umap {
 } dtcp_umap;
 typedef struct dtcp_proc {
 	uint64_t pid;
+	long long item;       /* the proc item's index: it applies after it */
 	const char *execname;
 	size_t nmaps;
 	dtcp_umap *maps;      /* sorted by start */
@@ -314,6 +315,10 @@ typedef struct dtcp_meta {
 	size_t nksyms;
 	dtcp_proc *procs;
 	size_t nprocs;
+	/* the item of the record being decoded: only proc items before it
+	 * describe the process as libdtrace saw it then; 0 (no record):
+	 * all of them, as for the aggregations printed at the end */
+	long long proc_horizon;
 	int have_clock;
 	uint64_t clock_hrtime, clock_walltime;
 	/* DTrace v2 captures (v2.c) */
@@ -337,6 +342,10 @@ void dtcp_ctf_free(dtcp_meta *m);
  * *npairs is 0). */
 int dtcp_ctf_item_info(const dtcp_meta *m, size_t i, const char **module,
     size_t *bytes, const uint64_t **ids, size_t *npairs);
+
+/* symbols.c: the description of process pid in force at
+ * m->proc_horizon (the newest before it), or NULL. */
+const dtcp_proc *dtcp_meta_proc(const dtcp_meta *m, uint64_t pid);
 
 /* Load one metadata item (probe, eprobe, agg, format, ksyms, proc, clock)
  * into the tables. DTC_OK; DTC_EOF when the kind is not metadata;

@@ -705,6 +705,7 @@ load_proc(loadctx *x, const dtcp_node *map)
 	if (dtcp_get_u64(x->c, x->it, map, "pid", 1, &v, x->err) != DTC_OK)
 		return DTC_WARN;
 	p->pid = v;
+	p->item = x->it->index;
 	if ((rc = get_str(x, map, "execname", 0, &p->execname)) != DTC_OK)
 		return rc;
 	rc = dtcp_get_node(x->c, x->it, map, "maps", DTCP_N_ARRAY, 0, &maps,
