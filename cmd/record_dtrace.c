@@ -112,11 +112,13 @@ static struct {
 	uint8_t *aggs;			/* by aggregation id: aggdesc written */
 	size_t naggs;
 	int pass_snapped;		/* aggsnap of this pass written */
+	int pass_clocked;		/* clock of this pass written */
 	int recs_since_snap;		/* records delivered since the last aggsnap */
 	int snap_written;
 	int ksyms_written;
 	size_t snap_n;
 	uint64_t snap_digest;
+	uint64_t snap_time;		/* CLOCK_MONOTONIC ns of the last aggsnap */
 } g;
 
 /* ------------------------------------------------------------------ */
@@ -308,6 +310,7 @@ need_probe(const dtrace_probedesc_t *pd)
 }
 
 static int write_ksyms(void);
+static int write_clock(int64_t pass);
 
 /* Kernel symbols are big (100k+ of them): written only once needed. */
 static int
@@ -744,6 +747,15 @@ snap_entry(const dtrace_aggdata_t *agd, void *arg)
  * would repeat the previous one while no record was delivered in
  * between (no clear(), trunc() or printa() to account for) is left out.
  */
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int
 write_aggsnap(void)
 {
@@ -771,7 +783,33 @@ write_aggsnap(void)
 	g.snap_n = sw.n;
 	g.snap_digest = sw.digest;
 	g.recs_since_snap = 0;
+	g.snap_time = mono_ns();
 	return 0;
+}
+
+/*
+ * A pass without records prints nothing, so its aggregation state is
+ * needed only as the newest state: for the final print, or where a
+ * recording killed later stops.  It is written at the last pass, and
+ * otherwise at most once per interval: -x aggrate when set (libdtrace
+ * then snaps no more often either), else REC_SNAP_INTERVAL.  A pass
+ * with records writes its state before its first record (capture_probe):
+ * any record may print, clear or truncate an aggregation.  dtsnap(5).
+ */
+#define	REC_SNAP_INTERVAL	(UINT64_C(10) * 1000000000u)
+
+static int
+snap_due(int last)
+{
+	dtrace_optval_t rate;
+	uint64_t interval = REC_SNAP_INTERVAL;
+
+	if (last || !g.snap_written)
+		return 1;
+	if (dtrace_getopt(g.dtp, "aggrate", &rate) == 0 && rate > 0 &&
+	    rate != DTRACEOPT_UNSET)
+		interval = (uint64_t)rate;
+	return mono_ns() - g.snap_time >= interval;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1481,6 +1519,11 @@ capture_probe(const dtrace_probedata_t *data)
 		return;
 	if (!g.pass_snapped && write_aggsnap() != 0)
 		goto fail;
+	if (!g.pass_clocked) {
+		if (write_clock((int64_t)rec_sink_pass(g.sink)) != 0)
+			goto fail;
+		g.pass_clocked = 1;
+	}
 	if (need_probe(data->dtpda_pdesc) != 0 ||
 	    need_stmt(data->dtpda_stid, data->dtpda_ddesc) != 0)
 		goto fail;
@@ -1702,34 +1745,73 @@ out:
 
 /*
  * D's timestamp is the BPF helper ktime_get_ns (CLOCK_MONOTONIC); the
- * pair lets a decoder turn timestamps into wall-clock time.
+ * pair lets a decoder turn timestamps into wall-clock time.  libdtrace
+ * gives its consumer no record's time (dt_peb.c samples PERF_SAMPLE_RAW
+ * only): a pass's records get the time libdtrace handed over the first
+ * of them (a stream item just before it); the capture's own pair
+ * (pass -1) says that pass clocks follow (dtsnap(5)).
  */
 static int
-write_clock(void)
+write_clock(int64_t pass)
 {
 	struct timespec mono, real;
-	dtc_writer *w = rec_sink_meta(g.sink);
+	dtc_writer *w = pass < 0 ? rec_sink_meta(g.sink) :
+	    rec_sink_writer(g.sink);
 
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
 	if (w == NULL)
 		return -1;
-	return rec_sink_check(g.sink, dtc_writer_add_clock(w,
+	return rec_sink_check(g.sink, dtc_writer_add_pass_clock(w, pass,
 	    (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec,
 	    (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec,
 	    rec_sink_err(g.sink)));
 }
 
+/* Every probe the program enabled gets its probe item at the start, not
+ * only those that fire: dtsnap info lists what was traced. */
+static int
+enabled_probe(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp, void *arg)
+{
+	(void)dtp;
+	(void)arg;
+	return need_probe(pdp) != 0 ? -1 : 0;
+}
+
+static int
+enabled_stmt(dtrace_hdl_t *dtp, dtrace_prog_t *pgp, dtrace_stmtdesc_t *stp,
+    void *arg)
+{
+	dtrace_ecbdesc_t **last = arg, *edp = stp->dtsd_ecbdesc;
+
+	(void)pgp;
+	if (edp == *last)
+		return 0;
+	*last = edp;
+	/* a description that matches nothing (-Z) is no failure */
+	(void)dtrace_probe_iter(dtp, &edp->dted_probe, enabled_probe, NULL);
+	return 0;
+}
+
 static void
 start_capture(void)
 {
+	dtrace_ecbdesc_t *last = NULL;
+	int i;
+
 	if (write_header() != 0) {
 		capture_failed();
 		return;
 	}
 	g.started = 1;
-	if (write_options() != 0 || write_clock() != 0 ||
-	    fflush(g.cfg->capture) == EOF)
+	if (write_options() != 0 || write_clock(-1) != 0) {
+		capture_failed();
+		return;
+	}
+	for (i = 0; i < g.cmdc && !g.capture_failed; i++)
+		(void)dtrace_stmt_iter(g.dtp, g.cmdv[i].dc_prog, enabled_stmt,
+		    &last);
+	if (g.capture_failed || fflush(g.cfg->capture) == EOF)
 		capture_failed();
 }
 
@@ -1846,6 +1928,35 @@ prochandler(pid_t pid, const char *msg, void *arg)
 }
 
 /* The statement whose datadesc this is, if a record showed it to us. */
+/* dtrace -l: one line a probe (dtrace(1)'s list_probe, list_stmt) */
+static int
+list_probe(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp, void *arg)
+{
+	(void)dtp;
+	(void)arg;
+	oprintf("%5d %10s %17s %33s %s\n",
+	    pdp->id, pdp->prv, pdp->mod, pdp->fun, pdp->prb);
+	return 0;
+}
+
+static int
+list_stmt(dtrace_hdl_t *dtp, dtrace_prog_t *pgp, dtrace_stmtdesc_t *stp,
+    dtrace_ecbdesc_t **last)
+{
+	dtrace_ecbdesc_t *edp = stp->dtsd_ecbdesc;
+
+	(void)pgp;
+	if (edp == *last)
+		return 0;
+	if (dtrace_probe_iter(dtp, &edp->dted_probe, list_probe, NULL) < 0)
+		error("failed to match %s:%s:%s:%s: %s\n",
+		    edp->dted_probe.prv, edp->dted_probe.mod,
+		    edp->dted_probe.fun, edp->dted_probe.prb,
+		    dtrace_errmsg(dtp, dtrace_errno(dtp)));
+	*last = edp;
+	return 0;
+}
+
 static int
 stid_of(const dtrace_datadesc_t *dd, uint32_t *stid)
 {
@@ -2193,7 +2304,9 @@ rec_backend_run(const rec_config *cfg)
 	 * Without a tee, libdtrace and chew() print into /dev/null: the
 	 * same calls, so that recording sees what dtrace(1) would.
 	 */
-	if (cfg->tee_out != NULL) {
+	if (cfg->list) {
+		g.ofp = stdout;
+	} else if (cfg->tee_out != NULL) {
 		g.ofp = cfg->tee_out;
 	} else if ((g.devnull = fopen("/dev/null", "w")) == NULL) {
 		fatal("failed to open /dev/null");
@@ -2352,8 +2465,29 @@ rec_backend_run(const rec_config *cfg)
 	if (dtrace_init(g.dtp) < 0)
 		dfatal("failed to initialize libdtrace");
 
+	if (cfg->list)
+		g.cflags |= DTRACE_C_ZDEFS;	/* as dtrace -l */
 	for (i = 0; i < g.cmdc; i++)
 		g.cmdv[i].dc_func(&g.cmdv[i]);
+
+	if (cfg->list) {
+		dtrace_ecbdesc_t *last = NULL;
+
+		oprintf("%5s %10s %17s %33s %s\n",
+		    "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
+		for (i = 0; i < g.cmdc; i++)
+			dtrace_stmt_iter(g.dtp, g.cmdv[i].dc_prog,
+			    (dtrace_stmt_f *)list_stmt, &last);
+		if (g.cmdc == 0 &&
+		    dtrace_probe_iter(g.dtp, NULL, list_probe, NULL) < 0)
+			dfatal(NULL);
+		if (fflush(stdout) == EOF)
+			fatal("failed to write the probe list");
+		dtrace_close(g.dtp);
+		free(g.cmdv);
+		free(g.psv);
+		return g.status;
+	}
 
 	if (dtrace_handle_err(g.dtp, &errhandler, NULL) == -1)
 		dfatal("failed to establish error handler");
@@ -2436,6 +2570,7 @@ rec_backend_run(const rec_config *cfg)
 		}
 
 		g.pass_snapped = 0;
+		g.pass_clocked = 0;
 		switch (dtrace_work(g.dtp, g.ofp, chew, chewrec, NULL)) {
 		case DTRACE_WORKSTATUS_DONE:
 			if (done != DONE_SAW_END)
@@ -2448,9 +2583,11 @@ rec_backend_run(const rec_config *cfg)
 				dfatal("processing aborted");
 		}
 
-		/* a pass without records still snapped the aggregations */
+		/* a pass without records still snapped the aggregations:
+		 * written when due (snap_due) */
 		if (!g.capture_failed && ((!g.pass_snapped &&
-		    write_aggsnap() != 0) || rec_sink_end_pass(g.sink) != 0))
+		    snap_due(done == DONE_SAW_END) && write_aggsnap() != 0) ||
+		    rec_sink_end_pass(g.sink) != 0))
 			capture_failed();
 
 		if (g.ofp != NULL && fflush(g.ofp) == EOF)

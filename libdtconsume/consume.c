@@ -2459,6 +2459,7 @@ first_timestamp(dtc_reader *r, uint64_t *ts)
 		w.v2 = r->hdr.v2;
 		w.swap = r->swap;
 		w.cpu = b->cpu;
+		w.item = b->item;
 		w.source = r->source;
 		/* damage is reported when the buffer is consumed */
 		if (dtcp_walker_start(&w, b->data, b->size, b->oldest, NULL) !=
@@ -2495,6 +2496,15 @@ select_prepare(dtc_reader *r, dtc_error *err)
 			    "capture's clock item, and it has none (give ns or "
 			    "+DURATION)", wall == &r->sel->since ? "since" :
 			    "until", wall->text);
+			return DTC_FATAL;
+		}
+		/* dtrace-v2 records have their pass's time, in captures
+		 * whose first clock item says so (dtsnap(5)) */
+		if (r->hdr.v2 && !r->meta.pass_clocks) {
+			dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1, -1,
+			    -1, "cannot select by time (since, until): the "
+			    "records of this dtrace-v2 capture carry no "
+			    "timestamps (it has no pass clocks)");
 			return DTC_FATAL;
 		}
 		r->sel_checked = 1;
@@ -2742,14 +2752,6 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			if (err != NULL && err->code != DTC_E_NONE) {
 				r->hdr_warn = *err;
 				dtc_error_clear(err);
-			}
-			if (r->sel != NULL && r->hdr.v2 &&
-			    dtcp_select_has_time(r->sel)) {
-				dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1,
-				    -1, -1, "cannot select by time (since, "
-				    "until): the records of a dtrace-v2 capture "
-				    "carry no timestamps");
-				return finish(r, DTC_FATAL);
 			}
 			r->state = S_ITEMS;
 			clear_event(r, DTC_EV_BEGIN);

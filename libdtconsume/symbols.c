@@ -94,26 +94,6 @@ pid_of(uint64_t word, uint64_t *pid)
 	return p != 0 && p <= INT32_MAX;
 }
 
-/*
- * A proc item describes the process from where it stands (dtsnap(5)):
- * the recorder writes one whenever libdtrace's answers changed, so a
- * record decodes with the newest item before it, not a later one read
- * ahead with the rest of its pass.
- */
-const dtcp_proc *
-dtcp_meta_proc(const dtcp_meta *m, uint64_t pid)
-{
-	size_t i;
-
-	for (i = m->nprocs; i-- > 0;) {
-		if (m->procs[i].pid != pid || (m->proc_horizon > 0 &&
-		    m->procs[i].item >= m->proc_horizon))
-			continue;
-		return &m->procs[i];
-	}
-	return NULL;
-}
-
 static const dtcp_proc *
 find_proc(const dtcp_meta *m, uint64_t word)
 {
