@@ -78,6 +78,37 @@ else
 	nok "time: json-freebsd timestamp $fb, JSON $first"
 fi
 
+# the Python package (when built): records() and its columns carry the
+# timestamps JSON gives
+: "${PYTHON3:=python3}"
+if [ -d "$top_builddir/python/dtconsume" ] &&
+    PYTHONPATH="$top_builddir/python" "$PYTHON3" -c 'import dtconsume' \
+    2>/dev/null; then
+	"$JQ" -s -c '[.[] | select(.type == "probe") | .timestamp]' \
+	    "$work/t.json" >"$work/t.ts"
+	if PYTHONPATH="$top_builddir/python" "$PYTHON3" - "$work/t.dtsnap" \
+	    "$work/t.ts" <<'EOF' 2>"$work/py.err"
+import json, sys, dtconsume
+want = json.load(open(sys.argv[2]))
+got = [r.timestamp for r in dtconsume.open(sys.argv[1]).records()]
+assert got == want, (got[:3], want[:3])
+try:
+    import numpy
+except ImportError:
+    sys.exit(0)          # columns need numpy; records() was checked
+cols = sorted(int(t) for tab in dtconsume.open(sys.argv[1]).records(
+    columns=True).values() for t in tab.timestamp)
+assert cols == sorted(want), (cols[:3], sorted(want)[:3])
+EOF
+	then
+		echo "ok time: Python records() (and columns with numpy) give them"
+	else
+		nok "time: Python: $(tail -n 1 "$work/py.err")"
+	fi
+else
+	echo "# skip time in Python: the package is not built"
+fi
+
 # ---- list, version
 if [ -x "$DTRACE" ]; then
 	"$DTRACE" -l -n 'syscall::read*:entry' >"$work/l.exp" 2>/dev/null
