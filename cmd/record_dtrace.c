@@ -39,6 +39,7 @@
 
 #include <dtrace.h>
 
+#include "cli.h"
 #include "record.h"
 
 #define	DONE_SAW_END	1	/* If END is not enabled, we pretend */
@@ -126,6 +127,41 @@ static struct {
 /* ------------------------------------------------------------------ */
 
 /*
+ * The recorder's own messages quote file names, probe names and what
+ * libdtrace says: escaped as the decoder's are (cli.c), the final
+ * newline kept.  What goes to a tee stays dtrace(1)'s bytes.
+ */
+static void
+diag_vprint(FILE *fp, const char *fmt, va_list ap)
+{
+	char *s;
+	int n = vasprintf(&s, fmt, ap);
+	size_t len;
+
+	if (n < 0)
+		return;
+	len = (size_t)n;
+	if (fp == g.cfg->tee_err) {
+		fwrite(s, 1, len, fp);
+	} else {
+		cli_escape(fp, s, len - (len > 0 && s[len - 1] == '\n'));
+		if (len > 0 && s[len - 1] == '\n')
+			putc('\n', fp);
+	}
+	free(s);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+diag_print(FILE *fp, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vprint(fp, fmt, ap);
+	va_end(ap);
+}
+
+/*
  * dtrace(1) writes its messages as "dtrace: ..." to stderr; with a tee
  * they go there verbatim.  Without one they go to our stderr as ours.
  */
@@ -135,9 +171,9 @@ vmsg(int errnum, const char *fmt, va_list ap)
 	FILE *fp = g.cfg->tee_err != NULL ? g.cfg->tee_err : g.cfg->diag;
 
 	fprintf(fp, "%s: ", g.cfg->tee_err != NULL ? "dtrace" : "dtsnap record");
-	vfprintf(fp, fmt, ap);
+	diag_vprint(fp, fmt, ap);
 	if (fmt[0] != '\0' && fmt[strlen(fmt) - 1] != '\n')
-		fprintf(fp, ": %s\n", strerror(errnum));
+		diag_print(fp, ": %s\n", strerror(errnum));
 }
 
 static void __attribute__((format(printf, 1, 2)))
@@ -182,13 +218,13 @@ fatal_msg(const char *detail, const char *fmt, ...)
 		    out[i] == g.cfg->tee_err ? "dtrace" : "dtsnap record");
 		if (fmt != NULL) {
 			va_start(ap, fmt);
-			vfprintf(out[i], fmt, ap);
+			diag_vprint(out[i], fmt, ap);
 			va_end(ap);
 		}
 		if (fmt != NULL && fmt[strlen(fmt) - 1] != '\n')
-			fprintf(out[i], ": %s\n", detail);
+			diag_print(out[i], ": %s\n", detail);
 		else if (fmt == NULL)
-			fprintf(out[i], "%s\n", detail);
+			diag_print(out[i], "%s\n", detail);
 	}
 }
 
@@ -200,7 +236,7 @@ rwarn(const char *fmt, ...)
 
 	fputs("dtsnap record: ", g.cfg->diag);
 	va_start(ap, fmt);
-	vfprintf(g.cfg->diag, fmt, ap);
+	diag_vprint(g.cfg->diag, fmt, ap);
 	va_end(ap);
 	putc('\n', g.cfg->diag);
 }

@@ -13,6 +13,8 @@
 #   aggsnap  an aggregation-only run (@[execname] = count(), passes every
 #            50 ms) writes at most one aggregation snapshot per 10 s plus
 #            the last (not one a pass), and decodes to what dtrace printed.
+#   escape   a message quoting a file name escapes its control bytes
+#            as the decoder's messages do (\x1b, not ESC).
 #   pipe     dtsnap record -o - | dtconsume -u -: the lines come out over
 #            the run (first to last at least half as far apart as the
 #            lines of dtrace's own output, the tee, of the same script),
@@ -127,6 +129,16 @@ case $v in
 "dtsnap record "*", dtrace-utils "*) echo "ok version: $v" ;;
 *) nok "version: '$v'" ;;
 esac
+
+# ---- the recorder's own messages escape what they quote (cli.c)
+bad=$(printf '%s/no\033[31mred.d' "$work")
+"$DTSNAP" record -o "$work/e.dtsnap" -s "$bad" >/dev/null 2>"$work/e.err"
+if grep -qF 'no\x1b[31mred.d' "$work/e.err" &&
+    ! grep -q "$(printf '\033')" "$work/e.err"; then
+	echo "ok escape: $(head -n 1 "$work/e.err")"
+else
+	nok "escape: $(head -n 1 "$work/e.err" | od -c | head -n 2)"
+fi
 
 # ---- aggsnap: 6 s of passes every 50 ms
 "$DTSNAP" record --tee "$work/a.tee" -o "$work/a.dtsnap" -x switchrate=50ms \
