@@ -15,7 +15,8 @@
 # dtrace-utils' process control now and then (dtrace(1) as well: the main
 # thread waits in Ptrace() for a child stopped by the control thread,
 # which waits for the lock the main thread holds).  dtrace-utils does
-# not always see the -c command end: a run ends with SIGINT if need be.
+# not always see the -c command end: a run ends with SIGINT if need be
+# (after a minute: starting takes over 10 s on a loaded machine).
 #
 # Needs root, BPF, tracefs and a dtsnap built with libdtrace; skips (77)
 # printing why otherwise.  RECORD_USTACK_RUNS (default 3) runs of
@@ -63,7 +64,7 @@ frames=0
 for run in $(seq "$RECORD_USTACK_RUNS"); do
 	d=$work/run$run
 	mkdir "$d"
-	timeout -k 10 -s INT $((RECORD_USTACK_SECS + 6)) "$DTSNAP" record \
+	timeout -k 10 -s INT $((RECORD_USTACK_SECS + 60)) "$DTSNAP" record \
 	    --tee - -o "$d/cap.dtsnap" -c "sh $work/loop.sh $RECORD_USTACK_SECS" \
 	    -s "$work/ustack.d" >"$d/tee.out" 2>"$d/tee.err" </dev/null
 	rc=$?
