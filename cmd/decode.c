@@ -105,6 +105,8 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 "                      default: all)\n"
 "      --libxo style   as -x oformat=style (FreeBSD dtrace)\n"
 "  -E, --exit-status   exit with the status the traced script gave exit()\n"
+"  -u, --unbuffered    write each output line as soon as it is complete\n"
+"                      (dtsnap record -o - | %s -u -: as it records)\n"
 "  -h, --help          show this help\n"
 "  -V, --version       show the version\n"
 "\n"
@@ -116,7 +118,7 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 "or a selection a capture cannot honour.\n"
 "system() and freopen() requests recorded in a capture are never\n"
 "executed: they are reported on stderr.\n"
-"See %s(1).\n", c->progname);
+"See %s(1).\n", c->progname, c->progname);
 }
 
 struct opt { const char *name, *value; };
@@ -667,6 +669,7 @@ decode_main(int argc, char **argv, const char *deffmt)
 		{ "no-progress", no_argument, NULL, OPT_NO_PROGRESS },
 		{ "temporal", no_argument, NULL, OPT_TEMPORAL },
 		{ "exit-status", no_argument, NULL, 'E' },
+		{ "unbuffered", no_argument, NULL, 'u' },
 		{ "merge-aggs", no_argument, NULL, OPT_MERGE },
 		{ "folded-key", required_argument, NULL, OPT_FOLDED_KEY },
 		{ "libxo", required_argument, NULL, OPT_LIBXO },
@@ -674,7 +677,7 @@ decode_main(int argc, char **argv, const char *deffmt)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	static const char shortopts[] = ":qFEOx:o:f:hV";
+	static const char shortopts[] = ":qFEOux:o:f:hV";
 	cli c;
 	const char *fmt = deffmt, *outpath = NULL;
 	const dtc_emitter *em;
@@ -685,6 +688,7 @@ decode_main(int argc, char **argv, const char *deffmt)
 	cli_out out;
 	int ch, i, want_exit = 0, werr, werrno = 0, merge_aggs = 0;
 	int by_oformat = 0, dash_O = 0, have_fkeys = 0, progress = 1;
+	int unbuffered = 0;
 	uint64_t fkeys = 0;
 	dtc_error merr;
 	dtc_reader *first = NULL;
@@ -714,6 +718,9 @@ decode_main(int argc, char **argv, const char *deffmt)
 		case 'F':
 			opts[x.nopts].name = "flowindent";
 			opts[x.nopts++].value = NULL;
+			break;
+		case 'u':
+			unbuffered = 1;
 			break;
 		case 'x': {
 			char *eq = strchr(optarg, '=');
@@ -826,6 +833,10 @@ decode_main(int argc, char **argv, const char *deffmt)
 		free(sels);
 		return c.status;
 	}
+	/* a reader at the other end of a pipe sees each line as it is
+	 * decoded (a pass is decoded once the next pass's first item came) */
+	if (unbuffered)
+		setvbuf(out.fp, NULL, _IOLBF, 0);
 	note_ineffective(&c, opts, x.nopts);
 	if (progress)
 		start_progress(&c, em, out.fp);

@@ -277,12 +277,16 @@ static const char record_usage[] =
 "           [-b bufsz] [-c cmd] [-p pid] [-D name[=def]] [-U name] [-I dir]\n"
 "           [-L dir] [-X a|c|s|t] [-o capture.dtsnap|-] [--tee FILE|-]\n"
 "           [--max-size SIZE] [args ...]\n"
+"       dtsnap record -l [-n probe]... [-P provider] [-s script]...\n"
+"       dtsnap record --version\n"
 "\n"
 "Run a D program as dtrace(1) runs it (until exit(), the end of -c cmd,\n"
 "SIGINT or SIGTERM) and write what the consumer received to a .dtsnap\n"
 "capture.  --tee FILE also writes what dtrace(1) would have printed on\n"
 "its standard output to FILE (\"-\": this program's), and its messages to\n"
-"standard error as dtrace(1) writes them.\n"
+"standard error as dtrace(1) writes them.  -l lists the probes the\n"
+"program would enable (every probe without one), as dtrace -l does,\n"
+"and records nothing.\n"
 "\n"
 "  --max-size SIZE  stop recording (as SIGINT would: the END clause, the\n"
 "                   aggregations and the end item are still written) once\n"
@@ -295,7 +299,7 @@ static const char record_usage[] =
 "dtsnap(1), RECORDING IN PRODUCTION.\n";
 
 /* dtrace(1)'s options that dtsnap record takes; -o is the capture. */
-static const char record_optstr[] = "+:b:c:CD:f:FhHi:I:L:m:n:o:p:P:qs:U:wx:X:Z";
+static const char record_optstr[] = "+:b:c:CD:f:FhHi:I:lL:m:n:o:p:P:qs:U:wx:X:Z";
 
 /* The exit status of a recording stopped by --max-size. */
 #define REC_E_FULL 3
@@ -345,6 +349,7 @@ record_main(int argc, char **argv)
 		{ "tee", required_argument, NULL, 'T' },
 		{ "max-size", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *capname = NULL, *teename = NULL;
@@ -354,7 +359,7 @@ record_main(int argc, char **argv)
 	rec_config cfg;
 	rec_arg *args;
 	char **dargv;
-	int nargs = 0, dargc = 0, c, status, i;
+	int nargs = 0, dargc = 0, c, status, i, list = 0;
 	FILE *capture, *tee_out = NULL, *tee_err = NULL;
 	char ebuf[400];
 
@@ -392,6 +397,13 @@ record_main(int argc, char **argv)
 		case 'h':
 			fputs(record_usage, stdout);
 			return REC_E_SUCCESS;
+		case 'V':
+			printf("dtsnap record %s, %s\n", dtc_version_string(),
+			    rec_backend_producer());
+			return REC_E_SUCCESS;
+		case 'l':
+			list = 1;
+			break;
 		case 'o':
 			capname = optarg;
 			break;
@@ -417,6 +429,19 @@ record_main(int argc, char **argv)
 	}
 	dargv[dargc] = NULL;
 
+	if (list) {
+		memset(&cfg, 0, sizeof(cfg));
+		cfg.args = args;
+		cfg.nargs = nargs;
+		cfg.dargv = dargv;
+		cfg.dargc = dargc;
+		cfg.diag = stderr;
+		cfg.list = 1;
+		status = rec_backend_run(&cfg);
+		free(args);
+		free(dargv);
+		return status;
+	}
 	for (i = 0; i < nargs; i++)
 		if (strchr("snPmfi", args[i].opt) != NULL)
 			break;

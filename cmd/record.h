@@ -48,6 +48,9 @@ typedef struct rec_config {
 	FILE *capture;
 	const char *capture_name;   /* "-" for standard output */
 	rec_sink *sink;
+	/* -l: list the probes the program matches (all without one) on
+	 * standard output as dtrace -l does; no capture, no sink */
+	int list;
 } rec_config;
 
 /* The command: argv[0] is "record". */

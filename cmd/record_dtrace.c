@@ -39,6 +39,7 @@
 
 #include <dtrace.h>
 
+#include "cli.h"
 #include "record.h"
 
 #define	DONE_SAW_END	1	/* If END is not enabled, we pretend */
@@ -112,16 +113,53 @@ static struct {
 	uint8_t *aggs;			/* by aggregation id: aggdesc written */
 	size_t naggs;
 	int pass_snapped;		/* aggsnap of this pass written */
+	int pass_clocked;		/* clock of this pass written */
 	int recs_since_snap;		/* records delivered since the last aggsnap */
 	int snap_written;
 	int ksyms_written;
 	size_t snap_n;
 	uint64_t snap_digest;
+	uint64_t snap_time;		/* CLOCK_MONOTONIC ns of the last aggsnap */
 } g;
 
 /* ------------------------------------------------------------------ */
 /* Messages                                                            */
 /* ------------------------------------------------------------------ */
+
+/*
+ * The recorder's own messages quote file names, probe names and what
+ * libdtrace says: escaped as the decoder's are (cli.c), the final
+ * newline kept.  What goes to a tee stays dtrace(1)'s bytes.
+ */
+static void
+diag_vprint(FILE *fp, const char *fmt, va_list ap)
+{
+	char *s;
+	int n = vasprintf(&s, fmt, ap);
+	size_t len;
+
+	if (n < 0)
+		return;
+	len = (size_t)n;
+	if (fp == g.cfg->tee_err) {
+		fwrite(s, 1, len, fp);
+	} else {
+		cli_escape(fp, s, len - (len > 0 && s[len - 1] == '\n'));
+		if (len > 0 && s[len - 1] == '\n')
+			putc('\n', fp);
+	}
+	free(s);
+}
+
+static void __attribute__((format(printf, 2, 3)))
+diag_print(FILE *fp, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vprint(fp, fmt, ap);
+	va_end(ap);
+}
 
 /*
  * dtrace(1) writes its messages as "dtrace: ..." to stderr; with a tee
@@ -133,9 +171,9 @@ vmsg(int errnum, const char *fmt, va_list ap)
 	FILE *fp = g.cfg->tee_err != NULL ? g.cfg->tee_err : g.cfg->diag;
 
 	fprintf(fp, "%s: ", g.cfg->tee_err != NULL ? "dtrace" : "dtsnap record");
-	vfprintf(fp, fmt, ap);
+	diag_vprint(fp, fmt, ap);
 	if (fmt[0] != '\0' && fmt[strlen(fmt) - 1] != '\n')
-		fprintf(fp, ": %s\n", strerror(errnum));
+		diag_print(fp, ": %s\n", strerror(errnum));
 }
 
 static void __attribute__((format(printf, 1, 2)))
@@ -180,13 +218,13 @@ fatal_msg(const char *detail, const char *fmt, ...)
 		    out[i] == g.cfg->tee_err ? "dtrace" : "dtsnap record");
 		if (fmt != NULL) {
 			va_start(ap, fmt);
-			vfprintf(out[i], fmt, ap);
+			diag_vprint(out[i], fmt, ap);
 			va_end(ap);
 		}
 		if (fmt != NULL && fmt[strlen(fmt) - 1] != '\n')
-			fprintf(out[i], ": %s\n", detail);
+			diag_print(out[i], ": %s\n", detail);
 		else if (fmt == NULL)
-			fprintf(out[i], "%s\n", detail);
+			diag_print(out[i], "%s\n", detail);
 	}
 }
 
@@ -198,7 +236,7 @@ rwarn(const char *fmt, ...)
 
 	fputs("dtsnap record: ", g.cfg->diag);
 	va_start(ap, fmt);
-	vfprintf(g.cfg->diag, fmt, ap);
+	diag_vprint(g.cfg->diag, fmt, ap);
 	va_end(ap);
 	putc('\n', g.cfg->diag);
 }
@@ -308,6 +346,7 @@ need_probe(const dtrace_probedesc_t *pd)
 }
 
 static int write_ksyms(void);
+static int write_clock(int64_t pass);
 
 /* Kernel symbols are big (100k+ of them): written only once needed. */
 static int
@@ -744,6 +783,15 @@ snap_entry(const dtrace_aggdata_t *agd, void *arg)
  * would repeat the previous one while no record was delivered in
  * between (no clear(), trunc() or printa() to account for) is left out.
  */
+static uint64_t
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static int
 write_aggsnap(void)
 {
@@ -771,7 +819,33 @@ write_aggsnap(void)
 	g.snap_n = sw.n;
 	g.snap_digest = sw.digest;
 	g.recs_since_snap = 0;
+	g.snap_time = mono_ns();
 	return 0;
+}
+
+/*
+ * A pass without records prints nothing, so its aggregation state is
+ * needed only as the newest state: for the final print, or where a
+ * recording killed later stops.  It is written at the last pass, and
+ * otherwise at most once per interval: -x aggrate when set (libdtrace
+ * then snaps no more often either), else REC_SNAP_INTERVAL.  A pass
+ * with records writes its state before its first record (capture_probe):
+ * any record may print, clear or truncate an aggregation.  dtsnap(5).
+ */
+#define	REC_SNAP_INTERVAL	(UINT64_C(10) * 1000000000u)
+
+static int
+snap_due(int last)
+{
+	dtrace_optval_t rate;
+	uint64_t interval = REC_SNAP_INTERVAL;
+
+	if (last || !g.snap_written)
+		return 1;
+	if (dtrace_getopt(g.dtp, "aggrate", &rate) == 0 && rate > 0 &&
+	    rate != DTRACEOPT_UNSET)
+		interval = (uint64_t)rate;
+	return mono_ns() - g.snap_time >= interval;
 }
 
 /* ------------------------------------------------------------------ */
@@ -794,17 +868,19 @@ write_aggsnap(void)
  *     path, and byaddr_cmp's preference among aliases.
  * Re-reading the ELF files could not reproduce all of that.
  *
- * At each moment libdtrace resolves (chew: just before a statement's
- * records are printed; chewrec: before a printa(); before the final
- * aggregation print) every (pid, pc) it will print is asked once per
- * pass, and the answer kept: "obj`name+0xoff" is a symbol name at
+ * At each moment libdtrace resolves (chew: just before a record set is
+ * printed, its printa()s included; before the final aggregation print)
+ * every (pid, pc) it will print is asked again, and the answer kept
+ * (libdtrace may answer raw while it cannot grab a process yet and
+ * symbolized a moment later, or the other way once it has gone): "obj`name+0xoff" is a symbol name at
  * pc - off (sized to cover the pcs seen), "obj`0x..." a pc in obj without
  * a symbol, "0x..." a pc libdtrace could not resolve.  The mapping
  * ranges and paths are the lines of /proc/PID/maps (read at first sight
  * of the pid, again when a pc falls outside what was read) whose file is
  * the object libdtrace named; a pc libdtrace left raw is cut out of them.
- * The proc item of a pid is written again whenever an answer changed, so
- * the newest describes the process as libdtrace last saw it.
+ * The proc item of a pid is written again, before the record, whenever an
+ * answer changed: a record decodes with the newest proc item before it
+ * (dtsnap(5)), i.e. with the answers libdtrace gave when it printed it.
  */
 enum { UANS_RAW, UANS_MOD, UANS_SYM };
 
@@ -1056,7 +1132,7 @@ upc_parse(upc_t *x, const char *s)
 	return 0;
 }
 
-/* Ask libdtrace about (pid, pc), once per pass; -1 when out of memory. */
+/* Ask libdtrace about (pid, pc), once per moment; -1 when out of memory. */
 static int
 uaddr_ask(uint64_t tgid, uint64_t pc)
 {
@@ -1397,25 +1473,23 @@ uaddr_stmt(const dtrace_datadesc_t *dd, const uint8_t *data, size_t size)
 	return 0;
 }
 
-/* The user keys of the aggregations a printa() at rec prints (its
- * aggregation ids: this record's data and the next records of the same
- * printa), or of all of them (rec NULL: the final print). */
+/* The user keys of the aggregations the printa() at record first of dd
+ * prints (its aggregation ids: that record's data and the next records
+ * of the same printa; base: the record from its size word), or of all
+ * of them (dd NULL: the final print). */
 static int
-uaddr_aggs(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec)
+uaddr_aggs(const dtrace_datadesc_t *dd, const uint8_t *base, int first)
 {
 	ukeywalk_t kw = { NULL, 0, 0 };
 	uint32_t *ids = NULL;
-	const dtrace_datadesc_t *dd;
-	const uint8_t *base;
+	const dtrace_recdesc_t *rec;
 	uint32_t size;
-	int i, first;
+	int i;
 
-	if (rec != NULL) {
-		dd = data->dtpda_ddesc;
-		base = (const uint8_t *)data->dtpda_data - rec->dtrd_offset;
-		first = (int)(rec - dd->dtdd_recs);
+	if (dd != NULL) {
 		if (first < 0 || first >= dd->dtdd_nrecs)
 			return 0;
+		rec = &dd->dtdd_recs[first];
 		memcpy(&size, base, sizeof(size));
 		if ((ids = calloc((size_t)(dd->dtdd_nrecs - first),
 		    sizeof(*ids))) == NULL)
@@ -1436,7 +1510,38 @@ uaddr_aggs(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec)
 		return -1;
 	}
 	free(ids);
-	return kw.failed ? -1 : write_procs();
+	return kw.failed ? -1 : 0;
+}
+
+/*
+ * libdtrace prints the record set next: the user addresses of its
+ * records and of the aggregations its printa()s print, asked as it will
+ * resolve them, and the proc items of what changed written before the
+ * record, so that the record decodes with them and the records before it
+ * with the answers of their own moment.  libdtrace calls the record
+ * callback for a printa()'s first record only: a new printa starts where
+ * the record before is not a printa record of the same format.
+ */
+static int
+uaddr_record(const dtrace_datadesc_t *dd, const uint8_t *rec, size_t size)
+{
+	const dtrace_recdesc_t *rd, *prev;
+	int i;
+
+	ua.epoch++;
+	if (uaddr_stmt(dd, rec, size) != 0)
+		return -1;
+	for (i = 0; i < dd->dtdd_nrecs; i++) {
+		rd = &dd->dtdd_recs[i];
+		prev = i > 0 ? &dd->dtdd_recs[i - 1] : NULL;
+		if (rd->dtrd_action != DTRACEACT_PRINTA || (prev != NULL &&
+		    prev->dtrd_action == DTRACEACT_PRINTA &&
+		    prev->dtrd_arg == rd->dtrd_arg))
+			continue;
+		if (uaddr_aggs(dd, rec, i) != 0)
+			return -1;
+	}
+	return write_procs();
 }
 
 /* What the probe callback records before dtrace(1)'s chew() runs. */
@@ -1450,13 +1555,17 @@ capture_probe(const dtrace_probedata_t *data)
 		return;
 	if (!g.pass_snapped && write_aggsnap() != 0)
 		goto fail;
+	if (!g.pass_clocked) {
+		if (write_clock((int64_t)rec_sink_pass(g.sink)) != 0)
+			goto fail;
+		g.pass_clocked = 1;
+	}
 	if (need_probe(data->dtpda_pdesc) != 0 ||
 	    need_stmt(data->dtpda_stid, data->dtpda_ddesc) != 0)
 		goto fail;
 	memcpy(&size, rec, sizeof(size));
-	/* libdtrace prints the records next: user addresses as it will */
-	if (uaddr_stmt(data->dtpda_ddesc, rec, sizeof(size) + (size_t)size) !=
-	    0 || write_procs() != 0)
+	if (uaddr_record(data->dtpda_ddesc, rec, sizeof(size) +
+	    (size_t)size) != 0)
 		goto fail;
 	if (rec_sink_record(g.sink, (int)data->dtpda_cpu, rec,
 	    sizeof(size) + (size_t)size) != 0)
@@ -1672,34 +1781,73 @@ out:
 
 /*
  * D's timestamp is the BPF helper ktime_get_ns (CLOCK_MONOTONIC); the
- * pair lets a decoder turn timestamps into wall-clock time.
+ * pair lets a decoder turn timestamps into wall-clock time.  libdtrace
+ * gives its consumer no record's time (dt_peb.c samples PERF_SAMPLE_RAW
+ * only): a pass's records get the time libdtrace handed over the first
+ * of them (a stream item just before it); the capture's own pair
+ * (pass -1) says that pass clocks follow (dtsnap(5)).
  */
 static int
-write_clock(void)
+write_clock(int64_t pass)
 {
 	struct timespec mono, real;
-	dtc_writer *w = rec_sink_meta(g.sink);
+	dtc_writer *w = pass < 0 ? rec_sink_meta(g.sink) :
+	    rec_sink_writer(g.sink);
 
 	clock_gettime(CLOCK_MONOTONIC, &mono);
 	clock_gettime(CLOCK_REALTIME, &real);
 	if (w == NULL)
 		return -1;
-	return rec_sink_check(g.sink, dtc_writer_add_clock(w,
+	return rec_sink_check(g.sink, dtc_writer_add_pass_clock(w, pass,
 	    (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec,
 	    (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec,
 	    rec_sink_err(g.sink)));
 }
 
+/* Every probe the program enabled gets its probe item at the start, not
+ * only those that fire: dtsnap info lists what was traced. */
+static int
+enabled_probe(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp, void *arg)
+{
+	(void)dtp;
+	(void)arg;
+	return need_probe(pdp) != 0 ? -1 : 0;
+}
+
+static int
+enabled_stmt(dtrace_hdl_t *dtp, dtrace_prog_t *pgp, dtrace_stmtdesc_t *stp,
+    void *arg)
+{
+	dtrace_ecbdesc_t **last = arg, *edp = stp->dtsd_ecbdesc;
+
+	(void)pgp;
+	if (edp == *last)
+		return 0;
+	*last = edp;
+	/* a description that matches nothing (-Z) is no failure */
+	(void)dtrace_probe_iter(dtp, &edp->dted_probe, enabled_probe, NULL);
+	return 0;
+}
+
 static void
 start_capture(void)
 {
+	dtrace_ecbdesc_t *last = NULL;
+	int i;
+
 	if (write_header() != 0) {
 		capture_failed();
 		return;
 	}
 	g.started = 1;
-	if (write_options() != 0 || write_clock() != 0 ||
-	    fflush(g.cfg->capture) == EOF)
+	if (write_options() != 0 || write_clock(-1) != 0) {
+		capture_failed();
+		return;
+	}
+	for (i = 0; i < g.cmdc && !g.capture_failed; i++)
+		(void)dtrace_stmt_iter(g.dtp, g.cmdv[i].dc_prog, enabled_stmt,
+		    &last);
+	if (g.capture_failed || fflush(g.cfg->capture) == EOF)
 		capture_failed();
 }
 
@@ -1816,6 +1964,35 @@ prochandler(pid_t pid, const char *msg, void *arg)
 }
 
 /* The statement whose datadesc this is, if a record showed it to us. */
+/* dtrace -l: one line a probe (dtrace(1)'s list_probe, list_stmt) */
+static int
+list_probe(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pdp, void *arg)
+{
+	(void)dtp;
+	(void)arg;
+	oprintf("%5d %10s %17s %33s %s\n",
+	    pdp->id, pdp->prv, pdp->mod, pdp->fun, pdp->prb);
+	return 0;
+}
+
+static int
+list_stmt(dtrace_hdl_t *dtp, dtrace_prog_t *pgp, dtrace_stmtdesc_t *stp,
+    dtrace_ecbdesc_t **last)
+{
+	dtrace_ecbdesc_t *edp = stp->dtsd_ecbdesc;
+
+	(void)pgp;
+	if (edp == *last)
+		return 0;
+	if (dtrace_probe_iter(dtp, &edp->dted_probe, list_probe, NULL) < 0)
+		error("failed to match %s:%s:%s:%s: %s\n",
+		    edp->dted_probe.prv, edp->dted_probe.mod,
+		    edp->dted_probe.fun, edp->dted_probe.prb,
+		    dtrace_errmsg(dtp, dtrace_errno(dtp)));
+	*last = edp;
+	return 0;
+}
+
 static int
 stid_of(const dtrace_datadesc_t *dd, uint32_t *stid)
 {
@@ -1929,13 +2106,10 @@ chewrec(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec, void *arg)
 		return DTRACE_CONSUME_NEXT;
 	}
 
-	/* libdtrace prints the aggregation next: its user keys as it will,
-	 * and the layout of a variable that has no entries yet */
+	/* libdtrace prints the aggregation next: the layout of a variable
+	 * that has no entries yet (its user keys: capture_probe) */
 	if (act == DTRACEACT_PRINTA && g.started && !g.capture_failed)
 		describe_printa(data, rec);
-	if (act == DTRACEACT_PRINTA && g.started && !g.capture_failed &&
-	    uaddr_aggs(data, rec) != 0)
-		capture_failed();
 
 	return DTRACE_CONSUME_THIS;
 }
@@ -2166,7 +2340,9 @@ rec_backend_run(const rec_config *cfg)
 	 * Without a tee, libdtrace and chew() print into /dev/null: the
 	 * same calls, so that recording sees what dtrace(1) would.
 	 */
-	if (cfg->tee_out != NULL) {
+	if (cfg->list) {
+		g.ofp = stdout;
+	} else if (cfg->tee_out != NULL) {
 		g.ofp = cfg->tee_out;
 	} else if ((g.devnull = fopen("/dev/null", "we")) == NULL) {
 		fatal("failed to open /dev/null");
@@ -2325,8 +2501,29 @@ rec_backend_run(const rec_config *cfg)
 	if (dtrace_init(g.dtp) < 0)
 		dfatal("failed to initialize libdtrace");
 
+	if (cfg->list)
+		g.cflags |= DTRACE_C_ZDEFS;	/* as dtrace -l */
 	for (i = 0; i < g.cmdc; i++)
 		g.cmdv[i].dc_func(&g.cmdv[i]);
+
+	if (cfg->list) {
+		dtrace_ecbdesc_t *last = NULL;
+
+		oprintf("%5s %10s %17s %33s %s\n",
+		    "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
+		for (i = 0; i < g.cmdc; i++)
+			dtrace_stmt_iter(g.dtp, g.cmdv[i].dc_prog,
+			    (dtrace_stmt_f *)list_stmt, &last);
+		if (g.cmdc == 0 &&
+		    dtrace_probe_iter(g.dtp, NULL, list_probe, NULL) < 0)
+			dfatal(NULL);
+		if (fflush(stdout) == EOF)
+			fatal("failed to write the probe list");
+		dtrace_close(g.dtp);
+		free(g.cmdv);
+		free(g.psv);
+		return g.status;
+	}
 
 	if (dtrace_handle_err(g.dtp, &errhandler, NULL) == -1)
 		dfatal("failed to establish error handler");
@@ -2409,7 +2606,7 @@ rec_backend_run(const rec_config *cfg)
 		}
 
 		g.pass_snapped = 0;
-		ua.epoch++;	/* user addresses are asked again each pass */
+		g.pass_clocked = 0;
 		switch (dtrace_work(g.dtp, g.ofp, chew, chewrec, NULL)) {
 		case DTRACE_WORKSTATUS_DONE:
 			if (done != DONE_SAW_END)
@@ -2422,9 +2619,11 @@ rec_backend_run(const rec_config *cfg)
 				dfatal("processing aborted");
 		}
 
-		/* a pass without records still snapped the aggregations */
+		/* a pass without records still snapped the aggregations:
+		 * written when due (snap_due) */
 		if (!g.capture_failed && ((!g.pass_snapped &&
-		    write_aggsnap() != 0) || rec_sink_end_pass(g.sink) != 0))
+		    snap_due(done == DONE_SAW_END) && write_aggsnap() != 0) ||
+		    rec_sink_end_pass(g.sink) != 0))
 			capture_failed();
 
 		if (g.ofp != NULL && fflush(g.ofp) == EOF)
@@ -2435,7 +2634,8 @@ rec_backend_run(const rec_config *cfg)
 
 	if (!g.impatient) {
 		ua.epoch++;
-		if (g.started && !g.capture_failed && uaddr_aggs(NULL, NULL) != 0)
+		if (g.started && !g.capture_failed && (uaddr_aggs(NULL, NULL, 0) !=
+		    0 || write_procs() != 0))
 			capture_failed();
 		if (dtrace_aggregate_print(g.dtp, g.ofp, NULL) == -1 &&
 		    dtrace_errno(g.dtp) != EINTR)

@@ -993,8 +993,9 @@ probe_time(model_out *o, const dtc_event *ev)
 	const dtc_header *h = dtc_reader_header(ev->reader);
 	uint64_t wall;
 
-	/* DTrace v2 records carry no timestamp: null, not 0 */
-	if (h != NULL && h->v2) {
+	/* DTrace v2 records carry none: their pass's time, or (a capture
+	 * without pass clocks) null, not 0 */
+	if (h != NULL && h->v2 && ev->timestamp == 0) {
 		KEY(o, "timestamp");
 		O(o, null);
 		KEY(o, "walltime");

@@ -44,6 +44,7 @@
 #include <stdint.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -86,7 +87,8 @@ typedef struct text_state {
 	dtc_emitter_opts opts;   /* the program's, for dtc_emit_cut */
 	dtc_cutlog cuts;         /* statements whose cut was reported */
 	int testing;
-	int tty;                 /* out is a terminal: flush every event */
+	int tty;                 /* out is a terminal, or line-buffered
+	                          * (dtconsume -u): flush every event */
 	int werr;                /* a write to out failed */
 	char *ob;                /* our output buffer */
 	size_t olen;
@@ -1814,7 +1816,7 @@ text_create(const dtc_emitter_opts *o)
 	st->opts.err = st->err;
 	st->testing = o->testing;
 	st->rules = &rules_legacy;
-	st->tty = isatty(fileno(o->out));
+	st->tty = isatty(fileno(o->out)) || __flbf(o->out);
 	dtc_buf_init(&st->buf);
 	dtc_buf_init(&st->sym);
 	pccache_init(&st->ft, FTEXT_BITS, FTEXT_ENTRY);

@@ -603,17 +603,11 @@ static int
 umap_base(const dtc_reader *r, uint64_t pid, uint64_t addr, uint64_t *base)
 {
 	const dtcp_meta *m = dtcp_reader_meta(r);
-	const dtcp_proc *p = NULL;
-	size_t i, lo, hi;
+	const dtcp_proc *p;
+	size_t lo, hi;
 
-	/* as dtc_usym_lookup: no pid 0, the newest description wins */
-	for (i = m->nprocs; pid != 0 && i-- > 0;) {
-		if (m->procs[i].pid == pid) {
-			p = &m->procs[i];
-			break;
-		}
-	}
-	if (p == NULL || p->nmaps == 0)
+	/* as dtc_usym_lookup: no pid 0, the description in force */
+	if (pid == 0 || (p = dtcp_meta_proc(m, pid)) == NULL || p->nmaps == 0)
 		return 0;
 	/* the last map starting at or below addr */
 	lo = 0;

@@ -1525,6 +1525,15 @@ select_prepare(dtc_batch *b, dtc_error *err)
 			    "until", wall->text);
 			return DTC_FATAL;
 		}
+		/* dtrace-v2 records have their pass's time, in captures
+		 * whose first clock item says so (dtsnap(5)) */
+		if (b->hdr.v2 && !b->meta.pass_clocks) {
+			dtcp_error_set(err, DTC_E_BADOPTION, b->source, -1, -1,
+			    -1, "cannot select by time (since, until): the "
+			    "records of this dtrace-v2 capture carry no "
+			    "timestamps (it has no pass clocks)");
+			return DTC_FATAL;
+		}
 		b->sel_checked = 1;
 	}
 	if (!dtcp_select_needs_first(b->sel)) {
@@ -1539,6 +1548,7 @@ select_prepare(dtc_batch *b, dtc_error *err)
 		w.meta = &b->meta;
 		w.swap = b->swap;
 		w.cpu = pb->cpu;
+		w.item = pb->item;
 		w.source = b->source;
 		/* damage is reported when the buffer is walked */
 		if (dtcp_walker_start(&w, pb->data, pb->size, pb->oldest,
@@ -1835,14 +1845,6 @@ dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err)
 				return finish(b, DTC_FATAL);
 			if ((rc = read_header(b, &it, err)) != DTC_OK)
 				return finish(b, rc);
-			if (b->sel != NULL && b->hdr.v2 &&
-			    dtcp_select_has_time(b->sel)) {
-				dtcp_error_set(err, DTC_E_BADOPTION, b->source, -1,
-				    -1, -1, "cannot select by time (since, "
-				    "until): the records of a dtrace-v2 capture "
-				    "carry no timestamps");
-				return finish(b, DTC_FATAL);
-			}
 			b->state = S_ITEMS;
 			continue;
 

@@ -1961,6 +1961,7 @@ temporal_record(dtc_reader *r, dtc_error *err)
 		return DTC_EOF;
 	b = heap_pop(r);
 	r->rb = b;
+	r->meta.proc_horizon = b->item;
 	r->rec = b->cur;
 	r->refill = b;
 	return DTC_OK;
@@ -2012,6 +2013,7 @@ next_record(dtc_reader *r, dtc_error *err)
 					continue;
 			}
 			r->rb = b;
+			r->meta.proc_horizon = b->item;
 			return DTC_OK;
 		}
 		b->done = 1;
@@ -2459,6 +2461,7 @@ first_timestamp(dtc_reader *r, uint64_t *ts)
 		w.v2 = r->hdr.v2;
 		w.swap = r->swap;
 		w.cpu = b->cpu;
+		w.item = b->item;
 		w.source = r->source;
 		/* damage is reported when the buffer is consumed */
 		if (dtcp_walker_start(&w, b->data, b->size, b->oldest, NULL) !=
@@ -2495,6 +2498,15 @@ select_prepare(dtc_reader *r, dtc_error *err)
 			    "capture's clock item, and it has none (give ns or "
 			    "+DURATION)", wall == &r->sel->since ? "since" :
 			    "until", wall->text);
+			return DTC_FATAL;
+		}
+		/* dtrace-v2 records have their pass's time, in captures
+		 * whose first clock item says so (dtsnap(5)) */
+		if (r->hdr.v2 && !r->meta.pass_clocks) {
+			dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1, -1,
+			    -1, "cannot select by time (since, until): the "
+			    "records of this dtrace-v2 capture carry no "
+			    "timestamps (it has no pass clocks)");
 			return DTC_FATAL;
 		}
 		r->sel_checked = 1;
@@ -2743,14 +2755,6 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 				r->hdr_warn = *err;
 				dtc_error_clear(err);
 			}
-			if (r->sel != NULL && r->hdr.v2 &&
-			    dtcp_select_has_time(r->sel)) {
-				dtcp_error_set(err, DTC_E_BADOPTION, r->source, -1,
-				    -1, -1, "cannot select by time (since, "
-				    "until): the records of a dtrace-v2 capture "
-				    "carry no timestamps");
-				return finish(r, DTC_FATAL);
-			}
 			r->state = S_ITEMS;
 			clear_event(r, DTC_EV_BEGIN);
 			r->ev.header = &r->hdr;
@@ -2829,6 +2833,7 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 			 * the end item are counted */
 			if (after_end_warn(r, err) != DTC_OK)
 				return DTC_WARN;
+			r->meta.proc_horizon = 0;
 			if (!(r->flags & DTC_OPEN_NOAGGEXIT))
 				ap = dtcp_agg_exit_next(r->agg, r,
 				    &r->exit_cursor);

@@ -287,6 +287,7 @@ typedef struct dtcp_proc {
 	const char *execname;
 	size_t nmaps;
 	dtcp_umap *maps;      /* sorted by start */
+	long long item;       /* the proc item's index: it applies after it */
 } dtcp_proc;
 
 /*
@@ -319,8 +320,18 @@ typedef struct dtcp_meta {
 	size_t nksyms;
 	dtcp_proc *procs;
 	size_t nprocs;
+	/* the item of the record being decoded: only proc items before it
+	 * describe the process as libdtrace saw it then; 0 (no record):
+	 * all of them, as for the aggregations printed at the end */
+	long long proc_horizon;
 	int have_clock;
 	uint64_t clock_hrtime, clock_walltime;
+	/* DTrace v2: the newest clock items with a pass (when that pass was
+	 * consumed), by item index; a pass is read ahead of its records'
+	 * decoding by at most the next pass's clock */
+	struct dtcp_pclock { long long item; uint64_t hrtime; } pclock[4];
+	unsigned npclock;
+	int pass_clocks;      /* the first clock item said they follow */
 	/* DTrace v2 captures (v2.c) */
 	int v2;
 	dtcp_idmap stmts;     /* statement id -> dtcp_v2stmt */
@@ -342,6 +353,39 @@ void dtcp_ctf_free(dtcp_meta *m);
  * *npairs is 0). */
 int dtcp_ctf_item_info(const dtcp_meta *m, size_t i, const char **module,
     size_t *bytes, const uint64_t **ids, size_t *npairs);
+
+/*
+ * A proc item describes the process from where it stands (dtsnap(5)):
+ * the recorder writes one whenever libdtrace's answers changed, so a
+ * record decodes with the newest item before it, not a later one read
+ * ahead with the rest of its pass.
+ */
+static inline const dtcp_proc *
+dtcp_meta_proc(const dtcp_meta *m, uint64_t pid)
+{
+	size_t i;
+
+	for (i = m->nprocs; i-- > 0;) {
+		if (m->procs[i].pid != pid || (m->proc_horizon > 0 &&
+		    m->procs[i].item >= m->proc_horizon))
+			continue;
+		return &m->procs[i];
+	}
+	return NULL;
+}
+
+/* The time of the v2 records of the buffer in item `item`: the newest
+ * pass clock before it, 0 when none (a capture without them). */
+static inline uint64_t
+dtcp_meta_pass_time(const dtcp_meta *m, long long item)
+{
+	unsigned i;
+
+	for (i = m->npclock; i-- > 0;)
+		if (m->pclock[i].item < item)
+			return m->pclock[i].hrtime;
+	return 0;
+}
 
 /* Load one metadata item (probe, eprobe, agg, format, ksyms, proc, clock)
  * into the tables. DTC_OK; DTC_EOF when the kind is not metadata;

@@ -816,6 +816,11 @@ int dtc_writer_add_option(dtc_writer *w, const char *name, const char *value,
     int64_t ival, dtc_error *err);
 int dtc_writer_add_clock(dtc_writer *w, uint64_t hrtime, uint64_t walltime,
     dtc_error *err);
+/* DTrace v2: pass >= 0, when that pass was consumed: the time of its
+ * records (a stream item, before the pass's first record); pass < 0, the
+ * capture's clock pair, saying that every pass with records has one. */
+int dtc_writer_add_pass_clock(dtc_writer *w, int64_t pass, uint64_t hrtime,
+    uint64_t walltime, dtc_error *err);
 /* Kernel symbols: call begin, then add for each, then end. */
 int dtc_writer_ksyms_begin(dtc_writer *w, size_t nsyms, dtc_error *err);
 int dtc_writer_ksym(dtc_writer *w, uint64_t addr, uint64_t size,

@@ -705,6 +705,7 @@ load_proc(loadctx *x, const dtcp_node *map)
 	if (dtcp_get_u64(x->c, x->it, map, "pid", 1, &v, x->err) != DTC_OK)
 		return DTC_WARN;
 	p->pid = v;
+	p->item = x->it->index;
 	if ((rc = get_str(x, map, "execname", 0, &p->execname)) != DTC_OK)
 		return rc;
 	rc = dtcp_get_node(x->c, x->it, map, "maps", DTCP_N_ARRAY, 0, &maps,
@@ -751,11 +752,35 @@ load_proc(loadctx *x, const dtcp_node *map)
 static int
 load_clock(loadctx *x, const dtcp_node *map)
 {
-	uint64_t h, w;
+	uint64_t h, w, pass = 0;
+	int rc;
 
 	if (dtcp_get_u64(x->c, x->it, map, "hrtime", 1, &h, x->err) != DTC_OK ||
 	    dtcp_get_u64(x->c, x->it, map, "walltime", 1, &w, x->err) != DTC_OK)
 		return DTC_WARN;
+	rc = dtcp_get_u64(x->c, x->it, map, "pass_clocks", 0, &pass, x->err);
+	if (rc != DTC_OK && rc != DTC_EOF)
+		return DTC_WARN;
+	/* the capture's clock pair, and a promise of pass clocks */
+	if (rc == DTC_OK && pass != 0)
+		x->m->pass_clocks = 1;
+	rc = dtcp_get_u64(x->c, x->it, map, "pass", 0, &pass, x->err);
+	if (rc != DTC_OK && rc != DTC_EOF)
+		return DTC_WARN;
+	if (rc == DTC_OK) {
+		/* a pass's time: the oldest of the ring goes */
+		struct dtcp_pclock *pc = x->m->pclock;
+		unsigned n = sizeof(x->m->pclock) / sizeof(pc[0]);
+
+		if (x->m->npclock == n)
+			memmove(pc, pc + 1, (n - 1) * sizeof(*pc));
+		else
+			x->m->npclock++;
+		pc[x->m->npclock - 1].item = x->it->index;
+		pc[x->m->npclock - 1].hrtime = h;
+		if (x->m->have_clock)
+			return DTC_OK;
+	}
 	x->m->have_clock = 1;
 	x->m->clock_hrtime = h;
 	x->m->clock_walltime = w;

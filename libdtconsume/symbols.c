@@ -98,14 +98,10 @@ static const dtcp_proc *
 find_proc(const dtcp_meta *m, uint64_t word)
 {
 	uint64_t pid;
-	size_t i;
 
 	if (!pid_of(word, &pid))
 		return NULL;
-	for (i = m->nprocs; i-- > 0;)   /* the newest description wins */
-		if (m->procs[i].pid == pid)
-			return &m->procs[i];
-	return NULL;
+	return dtcp_meta_proc(m, pid);
 }
 
 static const dtcp_umap *

@@ -168,7 +168,8 @@ next_v2(dtcp_walker *w, dtcp_walkrec *rec, dtc_error *err)
 	rec->epid = stid;
 	rec->ep = ep;
 	rec->data = w->data + w->pos;
-	rec->timestamp = 0;     /* v2 records carry none */
+	/* v2 records carry none: their pass's time (dtsnap(5) clock) */
+	rec->timestamp = dtcp_meta_pass_time(w->meta, w->item);
 	w->pos += len;
 	return DTC_OK;
 }

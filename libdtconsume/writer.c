@@ -559,6 +559,23 @@ dtc_writer_add_clock(dtc_writer *w, uint64_t hrtime, uint64_t walltime,
 	return finish(w, err);
 }
 
+int
+dtc_writer_add_pass_clock(dtc_writer *w, int64_t pass, uint64_t hrtime,
+    uint64_t walltime, dtc_error *err)
+{
+	int rc;
+
+	if ((rc = begin(w, "clock", 3, err)) != DTC_OK)
+		return rc;
+	if (pass >= 0)
+		e_key_uint(w, "pass", (uint64_t)pass);
+	else
+		e_key_uint(w, "pass_clocks", 1);
+	e_key_uint(w, "hrtime", hrtime);
+	e_key_uint(w, "walltime", walltime);
+	return finish(w, err);
+}
+
 /*
  * The symbol table can hold hundreds of thousands of entries: it is
  * streamed, so the caller never builds it in memory.  The count comes

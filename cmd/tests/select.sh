@@ -160,7 +160,7 @@ if [ -f "$LIVE/exit_status/cap.dtsnap" ]; then
 	"$DTCONSUME" --since +1s "$LIVE/exit_status/cap.dtsnap" >"$work/out" \
 	    2>"$work/err"
 	rc=$?
-	if [ $rc = 2 ] && [ ! -s "$work/out" ] && grep -qxF "dtconsume: $LIVE/exit_status/cap.dtsnap: cannot select by time (since, until): the records of a dtrace-v2 capture carry no timestamps" "$work/err"; then
+	if [ $rc = 2 ] && [ ! -s "$work/out" ] && grep -qxF "dtconsume: $LIVE/exit_status/cap.dtsnap: cannot select by time (since, until): the records of this dtrace-v2 capture carry no timestamps (it has no pass clocks)" "$work/err"; then
 		ok "live exit_status: --since refused (no timestamps)"
 	else
 		not_ok "live exit_status: --since refused" "exit $rc" \

@@ -656,7 +656,8 @@ START_TEST(refusals)
 }
 END_TEST
 
-/* a dtrace-v2 capture has no record timestamps: refused at its header */
+/* a dtrace-v2 capture without pass clocks has no record timestamps:
+ * refused at its first pass */
 START_TEST(v2_has_no_time)
 {
 	dtc_writer_header h = { 0, 0, "Linux", "6", "test", "test", 1, 46,
@@ -676,10 +677,14 @@ START_TEST(v2_has_no_time)
 	r = dtc_open_memory(mem, len, "v2", 0, NULL);
 	ck_assert_int_eq(dtc_select(r, "until", "+1s", NULL), DTC_OK);
 	dtc_error_clear(&err);
+	/* found where the reader looks for the capture's clocks */
+	ck_assert_int_eq(dtc_next(r, &ev, &err), DTC_OK);
+	ck_assert_int_eq(ev->type, DTC_EV_BEGIN);
 	ck_assert_int_eq(dtc_next(r, &ev, &err), DTC_FATAL);
 	ck_assert_dtc_error(&err, DTC_E_BADOPTION, -1, -1);
 	ck_assert_str_eq(err.text, "cannot select by time (since, until): the "
-	    "records of a dtrace-v2 capture carry no timestamps");
+	    "records of this dtrace-v2 capture carry no timestamps (it has no "
+	    "pass clocks)");
 	dtc_close(r);
 	/* the other criteria are fine there */
 	r = dtc_open_memory(mem, len, "v2", 0, NULL);
@@ -687,6 +692,77 @@ START_TEST(v2_has_no_time)
 	ck_assert_int_eq(dtc_next(r, &ev, NULL), DTC_OK);
 	ck_assert_int_eq(ev->type, DTC_EV_BEGIN);
 	dtc_close(r);
+	free(mem);
+}
+END_TEST
+
+/*
+ * dtsnap record's pass clocks: a v2 record's timestamp is the hrtime of
+ * the newest pass clock before its recs item (not a later one of the
+ * next pass, read ahead), and time selections use it.
+ */
+START_TEST(v2_pass_clocks)
+{
+	static const dtc_recdesc sr[] = {
+		{ DTC_ACT_DIFEXPR, 8, 0, 8, 16, 0, 0 },
+	};
+	dtc_stmtdesc sd = { 7, 0, 24, 1, sr };
+	dtc_probedesc pd = { 2, "syscall", "", "read", "entry", NULL };
+	dtc_writer_header h;
+	dtc_writer *w;
+	dtc_reader *r;
+	dtc_error err;
+	const dtc_event *ev;
+	uint8_t rec[24];
+	uint32_t w32[4] = { 20, 0, 2, 7 };
+	uint64_t got[3];
+	char *mem = NULL;
+	size_t len, n;
+	FILE *fp;
+	int pass, sel;
+
+	memset(&h, 0, sizeof(h));
+	h.os = "Linux";
+	h.flavor = "dtrace-v2";
+	h.ncpu = 1;
+	memset(rec, 0, sizeof(rec));
+	memcpy(rec, w32, 16);
+	ck_assert_ptr_nonnull(fp = open_memstream(&mem, &len));
+	ck_assert_ptr_nonnull(w = dtc_writer_new(fp, &h, NULL));
+	ck_assert_int_eq(dtc_writer_add_pass_clock(w, -1, 5000, 9000, NULL),
+	    DTC_OK);
+	ck_assert_int_eq(dtc_writer_add_probe(w, &pd, NULL), DTC_OK);
+	ck_assert_int_eq(dtc_writer_add_stmt(w, &sd, NULL), DTC_OK);
+	/* passes 0, 1, 2 at 1 s, 2 s, 3 s after the capture's clock */
+	for (pass = 0; pass < 3; pass++) {
+		ck_assert_int_eq(dtc_writer_add_pass_clock(w, pass,
+		    5000 + (uint64_t)(pass + 1) * 1000000000u, 0, NULL), DTC_OK);
+		rec[16] = (uint8_t)pass;
+		ck_assert_int_eq(dtc_writer_add_recs(w, (uint32_t)pass, 0, rec,
+		    sizeof(rec), NULL), DTC_OK);
+	}
+	ck_assert_int_eq(dtc_writer_end(w, 0, NULL), DTC_OK);
+	fclose(fp);
+
+	for (sel = 0; sel < 2; sel++) {
+		r = dtc_open_memory(mem, len, "v2", 0, NULL);
+		/* from the first record: passes 0 and 1 */
+		if (sel)
+			ck_assert_int_eq(dtc_select(r, "until", "+1s", NULL),
+			    DTC_OK);
+		n = 0;
+		dtc_error_clear(&err);
+		while (dtc_next(r, &ev, &err) == DTC_OK)
+			if (ev->type == DTC_EV_PROBE && n < 3)
+				got[n++] = ev->timestamp;
+		ck_assert_int_eq(err.code, DTC_E_NONE);
+		ck_assert_uint_eq(n, sel ? 2 : 3);
+		ck_assert_uint_eq(got[0], 1000005000u);
+		ck_assert_uint_eq(got[1], 2000005000u);
+		if (!sel)
+			ck_assert_uint_eq(got[2], 3000005000u);
+		dtc_close(r);
+	}
 	free(mem);
 }
 END_TEST
@@ -893,6 +969,7 @@ suite(void)
 	tcase_add_test(t, side_effects);
 	tcase_add_test(t, refusals);
 	tcase_add_test(t, v2_has_no_time);
+	tcase_add_test(t, v2_pass_clocks);
 	tcase_add_test(t, option_cpu);
 	tcase_add_test(t, option_effect);
 	tcase_add_test(t, consume_status);

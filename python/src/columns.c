@@ -413,7 +413,8 @@ PyTypeObject ext_BatchesType = {
 static PyStructSequence_Field record_fields[] = {
 	{ "index", "the record set's place in the capture (0 first)" },
 	{ "cpu", "the CPU whose buffer held it" },
-	{ "timestamp", "its hrtime (0 in DTrace v2 captures)" },
+	{ "timestamp", "its hrtime (DTrace v2: its pass's, 0 when the "
+	    "capture has no pass clocks)" },
 	{ "pass_", "the consume pass" },
 	{ "epid", "the enabled probe (the statement id in DTrace v2)" },
 	{ "probe", "provider:module:function:name, or None" },
