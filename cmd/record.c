@@ -29,6 +29,7 @@ struct rec_sink {
 	dtc_error err;
 	int failed;
 	int started;
+	int zlevel;          /* -z: zstd level, 0 not compressed */
 	uint32_t pass;
 	/* the pending run: consecutive records of one CPU */
 	int run_cpu;
@@ -67,12 +68,18 @@ rec_sink_start(rec_sink *s, const dtc_writer_header *h)
 {
 	if (s->failed)
 		return -1;
-	s->w = dtc_writer_new(s->out, h, &s->err);
+	s->w = dtc_writer_new_zstd(s->out, h, s->zlevel, &s->err);
 	if (s->w == NULL)
 		s->failed = 1;
 	else
 		s->started = 1;
 	return s->failed ? -1 : 0;
+}
+
+void
+rec_sink_set_zstd(rec_sink *s, int level)
+{
+	s->zlevel = level;
 }
 
 int
@@ -157,7 +164,12 @@ rec_sink_end_pass(rec_sink *s)
 	if (sink_flush_run(s) != 0)
 		return -1;
 	s->pass++;
-	/* a recorder killed later leaves every complete item of this pass */
+	/* a recorder killed later leaves every complete item of this pass
+	 * (compressed: in a frame that ends here) */
+	if (dtc_writer_flush(s->w, &s->err) != DTC_OK) {
+		s->failed = 1;
+		return -1;
+	}
 	if (fflush(s->out) == EOF) {
 		snprintf(s->err.text, sizeof(s->err.text), "write: %s",
 		    strerror(errno));
@@ -232,16 +244,18 @@ static const char record_usage[] =
 "           [-m module] [-f function] [-i probe-id] [-x opt[=val]]...\n"
 "           [-b bufsz] [-c cmd] [-p pid] [-D name[=def]] [-U name] [-I dir]\n"
 "           [-L dir] [-X a|c|s|t] [-o capture.dtsnap|-] [--tee FILE|-]\n"
-"           [args ...]\n"
+"           [-z[LEVEL]|--compression-level[=LEVEL]] [args ...]\n"
 "\n"
 "Run a D program as dtrace(1) runs it (until exit(), the end of -c cmd,\n"
 "SIGINT or SIGTERM) and write what the consumer received to a .dtsnap\n"
 "capture.  --tee FILE also writes what dtrace(1) would have printed on\n"
 "its standard output to FILE (\"-\": this program's), and its messages to\n"
-"standard error as dtrace(1) writes them.  See dtsnap(1).\n";
+"standard error as dtrace(1) writes them.  -z compresses the capture with\n"
+"zstd at LEVEL (1-19, default 1), in frames ended at least once a pass.\n"
+"See dtsnap(1).\n";
 
 /* dtrace(1)'s options that dtsnap record takes; -o is the capture. */
-static const char record_optstr[] = "+:b:c:CD:f:FhHi:I:L:m:n:o:p:P:qs:U:wx:X:Z";
+static const char record_optstr[] = "+:b:c:CD:f:FhHi:I:L:m:n:o:p:P:qs:U:wx:X:z::Z";
 
 static void __attribute__((format(printf, 1, 2), noreturn))
 usage_error(const char *fmt, ...)
@@ -262,13 +276,15 @@ record_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "tee", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "compression-level", optional_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *capname = NULL, *teename = NULL;
 	rec_config cfg;
 	rec_arg *args;
 	char **dargv;
-	int nargs = 0, dargc = 0, c, status, i;
+	int nargs = 0, dargc = 0, c, status, i, zlevel = 0;
+	char *end;
 	FILE *capture, *tee_out = NULL, *tee_err = NULL;
 	char ebuf[400];
 
@@ -311,6 +327,18 @@ record_main(int argc, char **argv)
 			break;
 		case 'T':
 			teename = optarg;
+			break;
+		case 'z':
+			/* as perf record's -z: level 1 unless given */
+			zlevel = 1;
+			if (optarg == NULL)
+				break;
+			errno = 0;
+			zlevel = (int)strtol(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    zlevel < 1 || zlevel > DTC_ZSTD_LEVEL_MAX)
+				usage_error("-z takes a zstd level from 1 to "
+				    "%d, not '%s'", DTC_ZSTD_LEVEL_MAX, optarg);
 			break;
 		case ':':
 			usage_error("option -%c needs an argument", optopt);
@@ -378,6 +406,7 @@ record_main(int argc, char **argv)
 		fputs("dtsnap record: out of memory\n", stderr);
 		return REC_E_ERROR;
 	}
+	rec_sink_set_zstd(cfg.sink, zlevel);
 
 	status = rec_backend_run(&cfg);
 
