@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # record_zstd.sh - dtsnap record -z: a live compressed capture.
 #
 # A program that prints for several passes (tick-20ms, five times) is
@@ -7,34 +7,15 @@
 # magic is found more than once, and zstd(1) decodes the file to the
 # same bytes as `dtsnap convert --no-zstd`); dtconsume of it prints what
 # the tee printed.
-# Needs root, tracefs, dtrace(1) and a dtsnap built --with-libdtrace;
-# skips (77) saying why otherwise.
+# Needs root, tracefs, BPF and a dtsnap built --with-libdtrace; skips
+# (77) saying why otherwise (livelib.sh's live_prereqs).
 . "$(dirname "$0")/lib.sh"
-
-: "${DTRACE:=/var/tmp/dtrace-utils/dtrace}"
-skip() {
-	echo "# skip: $1"
-	exit 77
-}
-need_dtsnap
 DTCONSUME="$top_builddir/cmd/dtconsume"
-[ "$(id -u)" = 0 ] || skip "not root"
-[ -x "$DTRACE" ] || skip "no dtrace(1) at $DTRACE (set DTRACE)"
-grep -qs ' /sys/kernel/tracing tracefs ' /proc/mounts ||
-    skip "tracefs not mounted on /sys/kernel/tracing"
-if "$DTSNAP" record --help 2>&1 | grep -q 'built without libdtrace'; then
-	skip "dtsnap built without libdtrace"
-fi
+. "$(dirname "$0")/livelib.sh"
 command -v zstd >/dev/null 2>&1 || skip "no zstd(1) program (Debian: zstd)"
-[ -e /sys/kernel/debug/tracing/uprobe_events ] ||
-    mount -t debugfs nodev /sys/kernel/debug 2>/dev/null
-if ! probe=$(timeout -k 10 -s INT 60 "$DTRACE" -q \
-    -n 'BEGIN { trace("ok"); exit(0); }' 2>&1) || [ "$probe" != "ok" ]; then
-	skip "dtrace(1) cannot trace here: $(printf '%s\n' "$probe" |
-	    grep 'dtrace:' | tail -n 1)"
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/record_zstd.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
+live_workdir record_zstd
+live_prereqs
+tmp=$work
 
 timeout -k 10 -s INT 120 "$DTSNAP" record -z3 -q -x switchrate=50hz \
     -n 'tick-20ms { printf("tick %d\n", ++n); } tick-20ms /n == 5/ { exit(0); }' \
