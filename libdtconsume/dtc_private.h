@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "dtconsume.h"
 
@@ -38,6 +39,43 @@ void dtcp_error_set(dtc_error *err, int code, const char *source,
     __attribute__((format(printf, 7, 8)));
 void dtcp_error_vset(dtc_error *err, int code, const char *source,
     long long item, long long offset, int cpu, const char *fmt, va_list ap);
+
+/* ------------------------------------------------------------------ */
+/* zsource.c: the zstd frame layer (dtsnap(5), COMPRESSION)            */
+/* ------------------------------------------------------------------ */
+
+/* The largest window a reader accepts, and the window writers use. */
+#define DTCP_ZSTD_WINDOWLOG_MAX 23
+/* A writer ends its frame at the first item boundary past this. */
+#define DTCP_ZSTD_FRAME_BYTES   ((size_t)1 << 20)
+
+typedef struct dtcp_zsource dtcp_zsource;
+
+enum { DTCP_ZS_DATA, DTCP_ZS_EOF, DTCP_ZS_DAMAGE, DTCP_ZS_IOERR,
+    DTCP_ZS_NOMEM };
+
+/* True when p[0, n) starts a zstd frame (the reader's sniffing). */
+int dtcp_zsource_is_frame(const void *p, size_t n);
+/* From fd (prefix: bytes already read from it), or, fd -1, from
+ * mem[0, memlen) (not copied).  NULL: out of memory. */
+dtcp_zsource *dtcp_zsource_new(int fd, const void *mem, size_t memlen,
+    const void *prefix, size_t nprefix);
+/* Up to want decompressed bytes; 0 at the end; -1 with *status:
+ * DTCP_ZS_DAMAGE (take it with dtcp_zsource_damage, then read on),
+ * DTCP_ZS_IOERR (dtcp_zsource_ioerror), DTCP_ZS_NOMEM. */
+ssize_t dtcp_zsource_read(dtcp_zsource *z, void *buf, size_t want,
+    int *status);
+/* The damage last met: 1 and its text and compressed offset, else 0. */
+int dtcp_zsource_damage(dtcp_zsource *z, char *msg, size_t len,
+    long long *offset);
+const char *dtcp_zsource_ioerror(const dtcp_zsource *z);
+void dtcp_zsource_free(dtcp_zsource *z);
+
+/* writer.c for dtsnap convert: a writer without a header item (level 0:
+ * not compressed) and one already encoded item through it. */
+dtc_writer *dtcp_writer_raw(FILE *out, int level, dtc_error *err);
+int dtcp_writer_put_item(dtc_writer *w, const void *p, size_t n,
+    dtc_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Byte order                                                          */

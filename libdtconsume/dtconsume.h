@@ -805,6 +805,14 @@ typedef struct dtc_writer_buf {
 /* out: a stdio stream the caller opened; nothing is closed by the writer. */
 dtc_writer *dtc_writer_new(FILE *out, const dtc_writer_header *h,
     dtc_error *err);
+/* The same, compressed with zstd at level 1..DTC_ZSTD_LEVEL_MAX in
+ * independent frames (0: not compressed).  See dtsnap(5), COMPRESSION. */
+#define DTC_ZSTD_LEVEL_MAX 19
+dtc_writer *dtc_writer_new_zstd(FILE *out, const dtc_writer_header *h,
+    int level, dtc_error *err);
+/* Ends the current zstd frame (if compressing) and flushes out: every
+ * item written so far can then be read even if nothing more ever is. */
+int dtc_writer_flush(dtc_writer *w, dtc_error *err);
 int dtc_writer_add_probe(dtc_writer *w, const dtc_probedesc *p, dtc_error *err);
 int dtc_writer_add_eprobe(dtc_writer *w, const dtc_eprobedesc *ep,
     dtc_error *err);
