@@ -1661,6 +1661,24 @@ def c_v2_recdesc_hdr(b):
     return layout(b.items)[0], err, b.stdout(lose=lose), 1
 
 
+@case("v2-stmt-unknown-action", "statement 2's record has action 255, "
+      "which DTrace v2 does not define: one message at its description, "
+      "and each read:entry record shows its 4-byte value as dtrace-utils' "
+      "fallback (dt_print_trace) prints it, quiet and unsigned, with no "
+      "newline; everything else decodes", base=BaseV2)
+def c_v2_stmt_unknown_action(b):
+    with_item(b, "stmt2", recs=[rec(255, 4, 16, fmt=FMT_READ)])
+    err = msg(b.i("stmt2"), None, b.off("stmt2"), "statement 2: record 0 "
+              "has action 255, which DTrace v2 does not define; shown as "
+              "trace() data, as dtrace prints it")
+    for name in ("recs0.0", "recs0.1", "recs1.0", "recs1.1"):
+        b.recs[name] = [
+            (data, "%d" % struct.unpack("<i", data[16:20])[0]
+             if struct.unpack("<I", data[12:16])[0] == ST_READ else text)
+            for data, text in b.recs[name]]
+    return layout(b.items)[0], err, b.stdout(), 1
+
+
 @case("v2-recs-stray", "CPU 1's pass-1 recs item has 10 stray bytes after "
       "its record, too few for a record header", base=BaseV2)
 def c_v2_stray(b):
