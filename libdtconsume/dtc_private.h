@@ -398,6 +398,9 @@ int dtcp_v2_add_item(dtcp_meta *m, const dtcp_container *c,
  * of memory (*nomem set). */
 const dtc_eprobedesc *dtcp_v2_eprobe(dtcp_meta *m, uint32_t prid,
     uint32_t stid, int *nomem);
+/* 1 the first time it is asked about ep (one of dtcp_v2_eprobe's),
+ * whose probe no probe item describes: the walker reports it once. */
+int dtcp_v2_tell_noprobe(dtcp_meta *m, const dtc_eprobedesc *ep);
 /* An aggsnap item as the legacy entries the aggregation engine reads,
  * oldest first, into *buf (grown as needed; the caller frees it). */
 int dtcp_v2_aggsnap(const dtcp_meta *m, const dtcp_container *c,

@@ -33,6 +33,7 @@
 typedef struct v2probe {
 	uint32_t prid;
 	dtcp_eprobe *ep;
+	int told;               /* "no probe item" reported */
 } v2probe;
 
 typedef struct dtcp_v2stmt {
@@ -391,11 +392,28 @@ dtcp_v2_eprobe(dtcp_meta *m, uint32_t prid, uint32_t stid, int *nomem_p)
 	}
 	s->eps[s->neps].prid = prid;
 	s->eps[s->neps].ep = e;
+	s->eps[s->neps].told = 0;
 	s->neps++;
 	return &e->d;
 nomem:
 	*nomem_p = 1;
 	return NULL;
+}
+
+int
+dtcp_v2_tell_noprobe(dtcp_meta *m, const dtc_eprobedesc *ep)
+{
+	dtcp_v2stmt *s = dtcp_idmap_get(&m->stmts, ep->epid);
+	size_t i;
+
+	for (i = 0; s != NULL && i < s->neps; i++)
+		if (&s->eps[i].ep->d == ep) {
+			if (s->eps[i].told)
+				return 0;
+			s->eps[i].told = 1;
+			return 1;
+		}
+	return 0;
 }
 
 /* ------------------------------------------------------------ aggsnap */

@@ -1679,6 +1679,22 @@ def c_v2_stmt_unknown_action(b):
     return layout(b.items)[0], err, b.stdout(), 1
 
 
+@case("v2-probe-undescribed", "no probe item describes probe 2 "
+      "(syscall::read:entry), whose records statement 2 has: one notice "
+      "at its first record, and every record decodes", base=BaseV2)
+def c_v2_probe_undescribed(b):
+    at = b.i("probe2")
+    del b.items[at]
+    for k, v in b.idx.items():
+        if v > at:
+            b.idx[k] = v - 1
+    del b.idx["probe2"]
+    err = msg(b.i("recs0.0"), 0, b.doff("recs0.0") + b.rec_off("recs0.0", 1),
+              "record of statement 2 names probe 2, which no probe item "
+              "describes; decoded without its names")
+    return layout(b.items)[0], err, b.stdout(), 1
+
+
 @case("v2-recs-stray", "CPU 1's pass-1 recs item has 10 stray bytes after "
       "its record, too few for a record header", base=BaseV2)
 def c_v2_stray(b):
