@@ -113,7 +113,8 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 "something was skipped or broken or the output could not be written\n"
 "(each problem is reported on stderr; past 100 of one kind a line counts\n"
 "the rest, DTCONSUME_MAX_WARNINGS=0 shows all), 2 for a bad command line\n"
-"or a selection a capture cannot honour.\n"
+"or a selection a capture cannot honour, 3 when the files decoded\n"
+"cleanly and the selection matched no record in any of them.\n"
 "system() and freopen() requests recorded in a capture are never\n"
 "executed: they are reported on stderr.\n"
 "See %s(1).\n", c->progname);
@@ -184,6 +185,7 @@ typedef struct run {
 	/* totals of the last capture (dtsnap validate's summary) */
 	uint64_t nfirings, nrecords, naggs, nproblems;
 	int complete;
+	uint64_t nsets;          /* record sets of the run (probe and ERROR) */
 } run;
 
 static ssize_t
@@ -230,6 +232,8 @@ on_event(const dtc_event *ev, void *arg)
 
 	if (ev->type == DTC_EV_AGG)
 		x->naggs++;
+	else if (ev->type == DTC_EV_ERROR)
+		x->nsets++;
 	else if (ev->type == DTC_EV_END)
 		x->complete = ev->complete;
 	return dispatch(x->h, ev, x->st, &x->exit_status);
@@ -243,6 +247,7 @@ on_probe(const dtc_event *ev, void *arg)
 	run *x = arg;
 
 	x->nfirings++;
+	x->nsets++;
 	return x->h->probe != NULL ? x->h->probe(ev, x->st) : 0;
 }
 
@@ -348,6 +353,34 @@ report_stop(run *x, dtc_error *where)
 	    "the decoding stopped after this item");
 	x->nproblems++;
 	cli_report(x->c, where);
+}
+
+/*
+ * A selection that matched no record set in any capture: said, since an
+ * empty output looks like a capture with nothing in it, and exit 3 when
+ * nothing else went wrong, so that a script can tell the two apart.
+ * (Aggregations are not selected: they may still have been printed.)
+ */
+static void
+nothing_matched(cli *c, const struct sel *sels, size_t nsels,
+    int nopened)
+{
+	char buf[512];
+	size_t i, n = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (i = 0; i < nsels && n < sizeof(buf); i++) {
+		k = snprintf(buf + n, sizeof(buf) - n, "%s--%s '%s'",
+		    i > 0 ? " " : "", sels[i].what, sels[i].value);
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+	cli_note(c, "the selection %s matched no record in %s", buf,
+	    nopened == 1 ? "the capture" : "any of the captures");
+	if (c->status == CLI_EXIT_OK)
+		c->status = CLI_EXIT_NOMATCH;
 }
 
 /*
@@ -898,6 +931,9 @@ decode_main(int argc, char **argv, const char *deffmt)
 		    outpath);
 	cli_out_close(&c, &out, x.nopened > 0 && c.status != CLI_EXIT_USAGE,
 	    werr != 0, werrno);
+	if (x.nsels > 0 && x.nsets == 0 && x.nopened > 0 && i == argc &&
+	    c.status != CLI_EXIT_USAGE)
+		nothing_matched(&c, sels, x.nsels, x.nopened);
 	free(opts);
 	free(sels);
 	if (want_exit && c.status == CLI_EXIT_OK)
