@@ -2014,7 +2014,10 @@ def write_cases(cases, outdir, prefix=""):
                            ("stdout", out),
                            ("exit", None if status is None else
                             "%d\n" % status)):
-            if val is not None:
+            if isinstance(val, bytes):      # output that is not UTF-8
+                with open(os.path.join(d, fname), "wb") as f:
+                    f.write(val)
+            elif val is not None:
                 with open(os.path.join(d, fname), "w", encoding="utf-8",
                           newline="") as f:
                     f.write(val)
@@ -2024,6 +2027,20 @@ def write_cases(cases, outdir, prefix=""):
 def outdir_arg():
     return sys.argv[1] if len(sys.argv) > 1 else \
         os.path.dirname(os.path.abspath(__file__))
+
+
+@case("format-not-utf8", "format 2 (read:entry's \"read fd %d\\n\") holds "
+      "the bytes ff fe, which are not UTF-8, in a CBOR text string: dtrace "
+      "prints a format's bytes as they are, so every read line has them; "
+      "the Python package reads the format as Latin-1, as the JSON writer "
+      "keeps text that is not UTF-8")
+def c_format_not_utf8(b):
+    it = b.i("format%d" % FMT_READ)
+    with_item(b, "format%d" % FMT_READ, string="readXX fd %d\n")
+    raw = enc(b.items[it]).replace(b"readXX", b"read\xff\xfe")
+    b.items[it] = Raw(raw)
+    out = b.stdout().encode().replace(b"read fd ", b"read\xff\xfe fd ")
+    return layout(b.items)[0], "", out, 0
 
 
 def main():
