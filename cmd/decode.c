@@ -60,6 +60,7 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 "Usage: %s [-qFEO] [-x opt[=val]]... [-o outfile] [-f format]\n"
 "       [--probe GLOB]... [--cpu LIST]... [--epid LIST]... [--since T]\n"
 "       [--until T] [--temporal] [--merge-aggs] [--folded-key N[,N]...]\n"
+"       [--agg NAME] [--strip-offsets]\n"
 "       [--libxo style] [--no-progress] FILE...\n"
 "Decode DTrace captures (.dtsnap files) offline%s.\n"
 "\n"
@@ -101,8 +102,13 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 "                      after the last file\n"
 "      --folded-key N[,N]...\n"
 "                      -f folded, flamegraph, speedscope: the aggregation\n"
-"                      key components to keep as frames (1 is the first;\n"
-"                      default: all)\n"
+"                      key components other than stacks to keep as\n"
+"                      frames (1 is the first; default: all; stacks are\n"
+"                      always kept)\n"
+"      --agg NAME      -f folded, flamegraph, speedscope: the aggregation\n"
+"                      @NAME alone (no records)\n"
+"      --strip-offsets -f folded, flamegraph, speedscope: frames without\n"
+"                      their +0x... offset\n"
 "      --libxo style   as -x oformat=style (FreeBSD dtrace)\n"
 "  -E, --exit-status   exit with the status the traced script gave exit()\n"
 "  -h, --help          show this help\n"
@@ -691,7 +697,7 @@ decode_main(int argc, char **argv, const char *deffmt)
 {
 	enum { OPT_TEMPORAL = 256, OPT_MERGE, OPT_FOLDED_KEY, OPT_LIBXO,
 		OPT_PROBE, OPT_CPU, OPT_EPID, OPT_SINCE, OPT_UNTIL,
-		OPT_NO_PROGRESS };
+		OPT_NO_PROGRESS, OPT_AGG, OPT_STRIP };
 	static const struct option longopts[] = {
 		{ "probe", required_argument, NULL, OPT_PROBE },
 		{ "cpu", required_argument, NULL, OPT_CPU },
@@ -703,6 +709,8 @@ decode_main(int argc, char **argv, const char *deffmt)
 		{ "exit-status", no_argument, NULL, 'E' },
 		{ "merge-aggs", no_argument, NULL, OPT_MERGE },
 		{ "folded-key", required_argument, NULL, OPT_FOLDED_KEY },
+		{ "agg", required_argument, NULL, OPT_AGG },
+		{ "strip-offsets", no_argument, NULL, OPT_STRIP },
 		{ "libxo", required_argument, NULL, OPT_LIBXO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -719,6 +727,8 @@ decode_main(int argc, char **argv, const char *deffmt)
 	cli_out out;
 	int ch, i, want_exit = 0, werr, werrno = 0, merge_aggs = 0;
 	int by_oformat = 0, dash_O = 0, have_fkeys = 0, progress = 1;
+	int strip = 0;
+	const char *aggname = NULL;
 	uint64_t fkeys = 0;
 	dtc_error merr;
 	dtc_reader *first = NULL;
@@ -797,6 +807,13 @@ decode_main(int argc, char **argv, const char *deffmt)
 			fkeys = folded_keys(&c, optarg);
 			have_fkeys = 1;
 			break;
+		case OPT_AGG:
+			/* @NAME or NAME; "@" alone is the anonymous one */
+			aggname = optarg[0] == '@' ? optarg + 1 : optarg;
+			break;
+		case OPT_STRIP:
+			strip = 1;
+			break;
 		case 'o':
 			outpath = optarg;
 			break;
@@ -827,6 +844,14 @@ decode_main(int argc, char **argv, const char *deffmt)
 	if (have_fkeys && em != &dtc_fmt_folded && em != &dtc_fmt_flamegraph &&
 	    em != &dtc_fmt_speedscope)
 		cli_usage_error(&c, "--folded-key goes with -f folded, "
+		    "flamegraph or speedscope");
+	if (aggname != NULL && em != &dtc_fmt_folded &&
+	    em != &dtc_fmt_flamegraph && em != &dtc_fmt_speedscope)
+		cli_usage_error(&c, "--agg goes with -f folded, flamegraph or "
+		    "speedscope");
+	if (strip && em != &dtc_fmt_folded && em != &dtc_fmt_flamegraph &&
+	    em != &dtc_fmt_speedscope)
+		cli_usage_error(&c, "--strip-offsets goes with -f folded, "
 		    "flamegraph or speedscope");
 	if (em == &dtc_fmt_cbor && outpath == NULL && isatty(1)) {
 		/* binary on a terminal garbles it; one line, not the help */
@@ -875,6 +900,8 @@ decode_main(int argc, char **argv, const char *deffmt)
 	eo.testing = testing != NULL && testing[0] != '\0';
 	eo.merge_aggs = merge_aggs;
 	eo.folded_keys = fkeys;
+	eo.folded_agg = aggname;
+	eo.folded_strip = strip;
 	eo.report = on_emit_report;
 	eo.report_arg = &x;
 	x.h = &em->handler;
