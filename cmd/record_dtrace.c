@@ -1690,6 +1690,46 @@ write_clock(void)
 	    rec_sink_err(g.sink)));
 }
 
+/* arg: an int set when a probe item could not be written */
+static int
+enabled_probe(dtrace_hdl_t *dtp, const dtrace_probedesc_t *pd, void *arg)
+{
+	(void)dtp;
+	if (need_probe(pd) != 0) {
+		*(int *)arg = 1;
+		return -1;
+	}
+	return 0;
+}
+
+static int
+stmt_probes(dtrace_hdl_t *dtp, dtrace_prog_t *pgp, dtrace_stmtdesc_t *sdp,
+    void *arg)
+{
+	(void)pgp;
+	/* a description that matches nothing (-Z) is no error here */
+	(void)dtrace_probe_iter(dtp, &sdp->dtsd_ecbdesc->dted_probe,
+	    enabled_probe, arg);
+	return *(int *)arg ? -1 : 0;
+}
+
+/*
+ * A probe item for every probe the programs enabled, not only those whose
+ * records come (need_probe writes those as they come): dtsnap info lists
+ * what was traced, and a probe that never fired is part of the answer.
+ */
+static int
+write_enabled_probes(void)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < g.cmdc && !bad; i++)
+		if (g.cmdv[i].dc_prog != NULL)
+			(void)dtrace_stmt_iter(g.dtp, g.cmdv[i].dc_prog,
+			    stmt_probes, &bad);
+	return bad ? -1 : 0;
+}
+
 static void
 start_capture(void)
 {
@@ -1699,7 +1739,7 @@ start_capture(void)
 	}
 	g.started = 1;
 	if (write_options() != 0 || write_clock() != 0 ||
-	    fflush(g.cfg->capture) == EOF)
+	    write_enabled_probes() != 0 || fflush(g.cfg->capture) == EOF)
 		capture_failed();
 }
 
