@@ -331,6 +331,10 @@ int dtcp_ctf_add_item(dtcp_meta *m, const dtcp_container *c,
  * libctf; *why then says which (a static string). */
 const dtc_ctype *dtcp_ctf_type(dtcp_meta *m, const char *module,
     uint64_t id, const char **why);
+/* The first time it is asked for a type of a dictionary that holds a
+ * type no compiler writes: what that is (else NULL); it prints as
+ * libdtrace prints it, and the reader says so once per ctf item. */
+const char *dtcp_ctf_note(const dtc_ctype *t);
 void dtcp_ctf_free(dtcp_meta *m);
 /* For dtsnap info: the i-th ctf item in file order (-1 past the end):
  * its module, size in bytes and id pairs (ids NULL: the same ids; then

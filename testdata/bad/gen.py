@@ -12,6 +12,8 @@ it.  A case is a directory:
                           drop/error lines dtrace(1) itself would print)
     <case>/stdout         the exact stdout: what is still decoded
     <case>/exit           the exit status
+    <case>/needs-ctf      present when the expected output prints print()
+                          by its types (bad.sh skips it without GNU libctf)
 
 Everything is derived here, independently of the decoder: the base capture
 is laid out by hand (record headers, alignment, aggregation entries, as the
@@ -24,6 +26,7 @@ Run with /usr/bin/python3 (python3-cbor2); the output is deterministic:
     /usr/bin/python3 testdata/bad/gen.py [outdir]   (default: beside gen.py)
 """
 
+import io
 import os
 import shutil
 import struct
@@ -2010,6 +2013,8 @@ def write_cases(cases, outdir, prefix=""):
         os.makedirs(d)
         with open(os.path.join(d, "input.dtsnap"), "wb") as f:
             f.write(data)
+        if getattr(base, "NEEDS_CTF", False):   # print() by its types
+            open(os.path.join(d, "needs-ctf"), "w").close()
         for fname, val in (("about", about + "\n"), ("stderr", err),
                            ("stdout", out),
                            ("exit", None if status is None else
@@ -2041,6 +2046,76 @@ def c_format_not_utf8(b):
     b.items[it] = Raw(raw)
     out = b.stdout().encode().replace(b"read fd ", b"read\xff\xfe fd ")
     return layout(b.items)[0], "", out, 0
+
+
+class LiveCapture:
+    """A real capture of testdata/live/captures (NAME set by the case), as
+    items (re-encoded by cbor2: the layout, and so every offset, is
+    gen.py's), with dtrace's own output for it."""
+
+    NAME = None
+
+    def __init__(self):
+        d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "live", "captures", self.NAME)
+        with open(os.path.join(d, "cap.dtsnap"), "rb") as f:
+            data = f.read()
+        with open(os.path.join(d, "expected.out"), encoding="utf-8") as f:
+            self.out = f.read()
+        self.items = []
+        f = io.BytesIO(data)
+        while f.tell() < len(data):
+            self.items.append(cbor2.load(f))
+
+    def index(self, t):
+        return [k for k, x in enumerate(self.items) if x.get("t") == t]
+
+
+class PrintStruct(LiveCapture):
+    NAME = "print_struct"
+    NEEDS_CTF = True      # the output of bad.sh needs a build with libctf
+
+
+@case("ctf-int-65535-bits", "testdata/live/captures/print_struct with its "
+      "int's CTF encoding (type 2 of the D dictionary) saying 65535 bits in "
+      "4 bytes: the dictionary opens, .x and .y print as dtrace-utils "
+      "prints an integer wider than 64 bits, \"(int)?(65535 bit value)\", "
+      "and one notice at the print() record says the types are damaged "
+      "(exit 0: nothing is skipped)",
+      base=PrintStruct)
+def c_ctf_int_65535(b):
+    (ci,) = b.index("ctf")
+    ctf = bytearray(b.items[ci]["data"])
+    # ctf_header_t (v3): preamble, then 12 words, cth_typeoff and
+    # cth_stroff the 10th and 11th; a type record: name, info, size
+    # words (kind: info's top 6 bits, vlen its low 16), then its
+    # variable part: an integer's encoding word (bits: its low 16), 12
+    # bytes a struct member
+
+    typeoff, stroff = struct.unpack_from("<II", ctf, 4 + 9 * 4)
+    off, tid = 52 + typeoff, 0
+    vbytes = {1: 4, 2: 4, 4: 12, 6: 12, 7: 12, 8: 8}  # per vlen for 6-8
+    while tid < 2:          # type 2 is "int" (type 1 the struct point)
+        tid += 1
+        info = struct.unpack_from("<I", ctf, off + 4)[0]
+        kind, vlen = info >> 26, info & 0xffff
+        if tid == 2:
+            assert kind == 1
+            enc = struct.unpack_from("<I", ctf, off + 12)[0]
+            assert enc & 0xffff == 32
+            struct.pack_into("<I", ctf, off + 12, (enc & ~0xffff) | 0xffff)
+            break
+        off += 12 + vbytes.get(kind, 0) * (vlen if kind in (6, 7, 8) else 1)
+    b.items[ci] = dict(b.items[ci], data=bytes(ctf))
+    (ri,) = b.index("recs")
+    out = b.out.replace("(int)3,", "(int)?(65535 bit value),").replace(
+        "(int)-4,", "(int)?(65535 bit value),")
+    err = msg(ri, None, data_offset(b.items, ri), "print() of type %d of "
+              "module D: the capture's types are damaged: type 2 is an "
+              "integer of 65535 bits in 4 bytes; printed as dtrace prints "
+              "it" % b.items[ci]["ids"][0])
+    # a notice (nothing is skipped: the value prints as dtrace prints it)
+    return layout(b.items)[0], err, out, 0
 
 
 def main():
