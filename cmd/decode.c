@@ -192,6 +192,8 @@ typedef struct run {
 	uint64_t nfirings, nrecords, naggs, nproblems;
 	int complete;
 	uint64_t nsets;          /* record sets of the run (probe and ERROR) */
+	int check;               /* dtsnap validate: the emitter writes no
+	                          * message, the decoder's notices are said */
 } run;
 
 static ssize_t
@@ -242,6 +244,11 @@ on_event(const dtc_event *ev, void *arg)
 		x->nsets++;
 	else if (ev->type == DTC_EV_END)
 		x->complete = ev->complete;
+	else if (x->check && ev->type == DTC_EV_NOTICE &&
+	    ev->notice == DTC_NOTICE_WARNING && ev->message != NULL)
+		/* a problem of the capture that dtconsume prints as a notice
+		 * (located, exit status unchanged): validate says it too */
+		cli_note(x->c, "%s", ev->message);
 	return dispatch(x->h, ev, x->st, &x->exit_status);
 }
 
@@ -979,6 +986,7 @@ decode_check(cli *c, const char *path, unsigned maxwarn, decode_totals *t)
 	memset(&x, 0, sizeof(x));
 	x.c = c;
 	x.maxwarn = maxwarn;
+	x.check = 1;
 	/*
 	 * The text format, as dtconsume's default: some complaints come
 	 * from rendering (a printf that does not match its records is
