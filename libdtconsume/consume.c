@@ -1662,6 +1662,18 @@ typed_value(dtc_reader *r, uint32_t i, dtc_error *err)
 		r->ev.message = r->msg;
 		return 2;
 	}
+	if ((why = dtcp_ctf_note(t)) != NULL) {
+		/* once per ctf item, then (same record, next call) typed */
+		clear_event(r, DTC_EV_NOTICE);
+		r->ev.notice = DTC_NOTICE_WARNING;
+		snprintf(r->msg, sizeof(r->msg), "%s: item %lld, offset %llu: "
+		    "print() of type %llu of module %s: the capture's types "
+		    "are damaged: %s; printed as dtrace prints it", r->source,
+		    r->rb->item, (unsigned long long)(r->rb->file_offset +
+		    r->rec.raw_offset), (unsigned long long)id, module, why);
+		r->ev.message = r->msg;
+		return 2;
+	}
 	dtcp_value_init(&r->val, DTC_V_TYPED, drd, r->rec.data + drd->offset,
 	    drd->size, r->swap);
 	r->val.ctype = t;

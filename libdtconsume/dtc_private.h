@@ -385,6 +385,10 @@ int dtcp_ctf_add_item(dtcp_meta *m, const dtcp_container *c,
  * libctf; *why then says which (a static string). */
 const dtc_ctype *dtcp_ctf_type(dtcp_meta *m, const char *module,
     uint64_t id, const char **why);
+/* The first time it is asked for a type of a dictionary that holds a
+ * type no compiler writes: what that is (else NULL); it prints as
+ * libdtrace prints it, and the reader says so once per ctf item. */
+const char *dtcp_ctf_note(const dtc_ctype *t);
 void dtcp_ctf_free(dtcp_meta *m);
 /* For dtsnap info: the i-th ctf item in file order (-1 past the end):
  * its module, size in bytes and id pairs (ids NULL: the same ids; then
@@ -485,6 +489,9 @@ int dtcp_v2_add_item(dtcp_meta *m, const dtcp_container *c,
  * of memory (*nomem set). */
 const dtc_eprobedesc *dtcp_v2_eprobe(dtcp_meta *m, uint32_t prid,
     uint32_t stid, int *nomem);
+/* 1 the first time it is asked about ep (one of dtcp_v2_eprobe's),
+ * whose probe no probe item describes: the walker reports it once. */
+int dtcp_v2_tell_noprobe(dtcp_meta *m, const dtc_eprobedesc *ep);
 /* An aggsnap item as the legacy entries the aggregation engine reads,
  * oldest first, into *buf (grown as needed; the caller frees it). */
 int dtcp_v2_aggsnap(const dtcp_meta *m, const dtcp_container *c,
@@ -546,6 +553,10 @@ void dtcp_walker_free(dtcp_walker *w);
  */
 void dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data,
     uint32_t size, int swap, dtc_value *v);
+
+/* A dtrace-v2 record dtrace-utils prints as a C string (by reference,
+ * 1-aligned): dtc_record_string's rule, for batch.c's columns. */
+int dtcp_v2_string(const dtc_recdesc *rd);
 
 /* dtcp_value_init sets each field by name: a new last field of dtc_value
  * must be added there too. */

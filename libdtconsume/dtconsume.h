@@ -244,7 +244,8 @@ typedef struct dtc_value {
 	int swapped;          /* 1: data is in the other byte order than this host */
 	uint64_t u;           /* INT: value zero-extended; EXIT: status */
 	int64_t i;            /* INT: value sign-extended */
-	uint64_t pid;         /* USTACK, USYM, UMOD, UADDR */
+	uint64_t pid;         /* USTACK, USYM, UMOD, UADDR: the record's pid_t
+	                       * (its process word's low 32 bits) */
 	uint64_t addr;        /* SYM, MOD, USYM, UMOD, UADDR */
 	uint32_t nframes;     /* STACK, USTACK: frames recorded (depth) */
 	uint32_t pcsize;      /* STACK: 4 or 8; USTACK: 8 */
@@ -321,6 +322,12 @@ uint64_t dtc_value_pc(const dtc_value *v, uint32_t i);
  */
 int dtc_value_string(const dtc_value *v, size_t *len);
 int dtc_bytes_string(const void *p, size_t n, size_t *len);
+/*
+ * The same question for a record of r's capture, by its flavor's printer:
+ * legacy as dtc_value_string; dtrace-v2 (dtrace-utils) a string up to its
+ * first NUL when the record is by reference and 1-aligned, bytes else.
+ */
+int dtc_record_string(const dtc_reader *r, const dtc_value *v, size_t *len);
 
 /*
  * A TYPED value as dtrace(1) prints print() in the capture's flavor
