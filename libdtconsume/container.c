@@ -139,9 +139,11 @@ struct dtcp_container {
 	int qhead, qlen;
 	dtcp_item item;
 
-	/* the item before, for the copy check */
+	/* the item before, for the copy check; prev_held: its bytes, when
+	 * they went to the caller with the read buffer (hand_over) */
 	bool have_prev;
 	size_t prev_off, prev_size;
+	const uint8_t *prev_held;
 	/* the header: its version and flavor, and its bytes' hash (a copy
 	 * of it is not another capture) */
 	uint64_t minor;
@@ -1103,6 +1105,50 @@ dtcp_container_stable(const dtcp_container *c)
 }
 
 /*
+ * The read buffer, which holds the item just returned, goes to the caller
+ * (who frees it): a buffer item's bytes are then decoded where read()
+ * put them, not copied out first.  The container goes on in spare (its
+ * own now, freed if too small) or a new buffer of the same size (sizes
+ * settle, so no item is read into a buffer that must grow), holding only
+ * the bytes read past the item.  Memory input: NULL, spare freed (the
+ * bytes are the caller's already).  NULL too when no buffer can be had:
+ * the caller copies as before.  The item just returned is the one the
+ * next is compared with (the copy check): the caller keeps the buffer
+ * until dtcp_container_next returns again.
+ */
+uint8_t *
+dtcp_container_hand_over(dtcp_container *c, uint8_t *spare, size_t spare_cap,
+    size_t *cap)
+{
+	size_t keep = c->len - c->pos, ncap = c->cap;
+	uint8_t *old = c->buf;
+
+	if (c->mode == MODE_MEMORY || old == NULL || c->pos > c->len) {
+		free(spare);
+		return NULL;
+	}
+	if (spare != NULL && spare_cap >= keep && spare_cap >= c->cap)
+		ncap = spare_cap;
+	else {
+		free(spare);
+		if ((spare = malloc(ncap)) == NULL)
+			return NULL;
+	}
+	if (keep > 0)
+		memcpy(spare, c->data + c->pos, keep);
+	if (c->have_prev && c->prev_off >= c->base_off)
+		c->prev_held = c->data + (c->prev_off - c->base_off);
+	*cap = c->cap;
+	c->buf = spare;
+	c->cap = ncap;
+	c->data = spare;
+	c->base_off += c->pos;
+	c->len = keep;
+	c->pos = 0;
+	return old;
+}
+
+/*
  * Nothing to give back: files and pipes are read into a buffer that holds
  * the current item and is compacted before the next (compact()), and
  * memory input is the caller's.  (A mapped file's pages went back here.)
@@ -1874,8 +1920,10 @@ take_item(dtcp_container *c, long long index, size_t start, dtc_error *err)
 	}
 	c->pos = c->end;
 	copy = c->have_prev && c->prev_size == size && size <= DUP_MAX &&
-	    c->prev_off >= c->base_off && memcmp(c->data + (c->prev_off -
-	    c->base_off), c->data + start, size) == 0;
+	    (c->prev_held != NULL ? memcmp(c->prev_held, c->data + start,
+	    size) == 0 : c->prev_off >= c->base_off && memcmp(c->data +
+	    (c->prev_off - c->base_off), c->data + start, size) == 0);
+	c->prev_held = NULL;
 	c->have_prev = true;
 	c->prev_off = off;
 	c->prev_size = size;

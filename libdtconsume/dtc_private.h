@@ -201,6 +201,12 @@ void dtcp_container_close(dtcp_container *c);
 const char *dtcp_container_source(const dtcp_container *c);
 /* 1 when item bytes stay valid until close (memory input only). */
 int dtcp_container_stable(const dtcp_container *c);
+/* File and stream input: the read buffer, holding the item just returned,
+ * becomes the caller's (free()d by it; *cap its size), so that the item's
+ * bytes are not copied; spare (the caller's, freed if unused) or a new
+ * buffer takes its place.  NULL for memory input (stable) or no memory. */
+uint8_t *dtcp_container_hand_over(dtcp_container *c, uint8_t *spare,
+    size_t spare_cap, size_t *cap);
 /* Nothing of the items before the last one returned is needed any more.
  * (Nothing to give back since files are read, not mapped.) */
 void dtcp_container_release(dtcp_container *c);
