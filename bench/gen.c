@@ -334,7 +334,7 @@ static void
 probe(gen *g, uint32_t id, const char *prov, const char *mod,
     const char *func, const char *name)
 {
-	dtc_probedesc p = { id, prov, mod, func, name };
+	dtc_probedesc p = { id, prov, mod, func, name, NULL };
 
 	chk(dtc_writer_add_probe(g->w, &p, &g->err), &g->err, "probe");
 }
