@@ -51,6 +51,7 @@
 #include "emitter.h"
 #include "jstr.h"
 #include "model.h"
+#include "timeline.h"
 
 #define CAPTURE_PID 1000000000 /* + 1, 2, ...: a capture's process
                             * (above any pid a kernel hands out) */
@@ -490,60 +491,6 @@ stack_sample(te_state *st, const dtc_event *ev, const dtc_value *v)
 /* ------------------------------------------------------------------ */
 
 static void
-key_text(te_state *st, const dtc_reader *r, const dtc_value *k)
-{
-	size_t n;
-
-	switch (k->kind) {
-	case DTC_V_INT:
-		dtc_buf_printf(&st->scratch, "%" PRId64, k->i);
-		break;
-	case DTC_V_BYTES:
-		if (dtc_value_string(k, &n))
-			dtc_buf_append(&st->scratch, k->data, n);
-		else
-			dtc_buf_append(&st->scratch, "(bytes)", 7);
-		break;
-	case DTC_V_STACK:
-		if (k->nframes > 0 && dtc_value_pc(k, 0) != 0)
-			dtc_frame_text(r, dtc_value_pc(k, 0), &st->scratch);
-		break;
-	case DTC_V_USTACK:
-		if (k->nframes > 0 && dtc_value_pc(k, 0) != 0)
-			dtc_uaddr_text(r, k->pid, dtc_value_pc(k, 0), 0,
-			    &st->scratch);
-		break;
-	case DTC_V_SYM:
-		dtc_addr_text(r, k->addr, 1, &st->scratch);
-		break;
-	case DTC_V_USYM:
-	case DTC_V_UADDR:
-		dtc_uaddr_text(r, k->pid, k->addr, k->kind == DTC_V_USYM,
-		    &st->scratch);
-		break;
-	default:
-		dtc_buf_append(&st->scratch, "?", 1);
-		break;
-	}
-}
-
-static int64_t
-agg_value(const dtc_aggval *v)
-{
-	dtc_bucket b;
-	uint32_t i, n = dtc_aggval_nbuckets(v);
-	int64_t total = 0;
-
-	if (n == 0)
-		return v->func == DTC_AGG_STDDEV ?
-		    (int64_t)dtc_aggval_stddev(v) : dtc_aggval_scalar(v);
-	for (i = 0; i < n; i++)
-		if (dtc_aggval_bucket(v, i, &b) == 0)
-			total += b.count;
-	return total;
-}
-
-static void
 counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
     uint64_t ns)
 {
@@ -569,14 +516,15 @@ counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 			    &ap->vars[0];
 
 			if (i >= MAXSERIES) {
-				other += agg_value(&row->vals[j]);
+				other += timeline_agg_value(&row->vals[j]);
 				continue;
 			}
 			dtc_buf_reset(&st->scratch);
 			for (k = 0; k < var->nkeys; k++) {
 				if (k > 0)
 					dtc_buf_append(&st->scratch, ", ", 2);
-				key_text(st, ev->reader, &row->keys[k]);
+				timeline_key_text(&st->scratch, ev->reader,
+				    &row->keys[k]);
 			}
 			if (var->nkeys == 0)
 				dtc_buf_append(&st->scratch, "value", 5);
@@ -584,7 +532,8 @@ counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 				putc(',', st->out);
 			jstr_put(st->out, st->scratch.s != NULL ? st->scratch.s :
 			    "", st->scratch.len);
-			fprintf(st->out, ":%" PRId64, agg_value(&row->vals[j]));
+			fprintf(st->out, ":%" PRId64,
+			    timeline_agg_value(&row->vals[j]));
 		}
 		if (ap->nrows > MAXSERIES)
 			fprintf(st->out, ",\"(other rows)\":%" PRId64, other);
@@ -627,23 +576,12 @@ on_probe(const dtc_event *ev, void *arg)
 {
 	te_state *st = arg;
 	const dtc_probedesc *p = ev->probe;
-	size_t n, w;
 
 	st->pcpu = ev->cpu;
 	st->pts = event_ns(st, ev, 1);
 	st->pname = p != NULL && p->fullname != NULL ? p->fullname :
 	    "(unknown probe)";
-	st->flow = 0;
-	if (p != NULL && p->name != NULL) {
-		n = strlen(p->name);
-		w = n >= 6 ? n - 6 : 0;
-		if (strcmp(p->name + w, "return") == 0 &&
-		    (w == 0 || p->name[w - 1] == '-'))
-			st->flow = 2;
-		else if (n >= 5 && strcmp(p->name + n - 5, "entry") == 0 &&
-		    (n == 5 || p->name[n - 6] == '-'))
-			st->flow = 1;
-	}
+	st->flow = timeline_flow(p);
 	st->havemsg = 0;
 	st->haveupid = 0;
 	return model_on_probe(ev, st->model);
@@ -654,8 +592,6 @@ on_record(const dtc_event *ev, void *arg)
 {
 	te_state *st = arg;
 	const dtc_value *v = ev->value;
-	dtc_error e = DTC_ERROR_INIT;
-	char *nl;
 	int rc;
 
 	if (v != NULL && (v->kind == DTC_V_STACK || v->kind == DTC_V_USTACK))
@@ -667,23 +603,8 @@ on_record(const dtc_event *ev, void *arg)
 		st->haveupid = 1;
 	}
 	if (v != NULL && v->kind == DTC_V_PRINTF && !st->havemsg &&
-	    v->action == DTC_ACT_PRINTF) {
-		dtc_buf_reset(&st->msg);
-		dtc_printf_render(ev->reader, v, &st->msg, &e);
-		if (st->msg.s != NULL) {
-			/* the first line, cut, blanks trimmed */
-			if ((nl = memchr(st->msg.s, '\n', st->msg.len)) != NULL)
-				st->msg.len = (size_t)(nl - st->msg.s);
-			if (st->msg.len > MAXNAME)
-				st->msg.len = model_utf8_cut(st->msg.s,
-				    MAXNAME);
-			while (st->msg.len > 0 &&
-			    (st->msg.s[st->msg.len - 1] == ' ' ||
-			    st->msg.s[st->msg.len - 1] == '\t'))
-				st->msg.len--;
-			st->havemsg = st->msg.len > 0;
-		}
-	}
+	    v->action == DTC_ACT_PRINTF)
+		st->havemsg = timeline_msg(&st->msg, ev->reader, v, MAXNAME);
 	if (v != NULL && v->kind == DTC_V_PRINTA && v->agg != NULL)
 		counters(st, ev, v->agg, st->pts);
 	rc = model_on_record(ev, st->model);
