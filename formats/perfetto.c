@@ -746,37 +746,12 @@ process_copy(pf_state *st, const char *name, size_t n)
 /* Lines from model.c                                                  */
 /* ------------------------------------------------------------------ */
 
-static void
-drain(pf_state *st, FILE *f, dtc_buf *b,
-    void (*fn)(pf_state *, const char *, size_t, const dtc_event *),
-    const dtc_event *ev)
-{
-	const char *p, *nl, *end;
 
-	fflush(f);
-	if (b->len == 0)
-		return;
-	p = b->s;
-	end = b->s + b->len;
-	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		fn(st, p, (size_t)(nl - p), ev);
-		p = nl + 1;
-	}
-	dtc_buf_reset(b);
-}
-
-static int
-starts(const char *line, size_t n, const char *type)
-{
-	char want[40];
-	int k = snprintf(want, sizeof(want), "{\"type\":\"%s\"", type);
-
-	return (size_t)k <= n && memcmp(line, want, (size_t)k) == 0;
-}
 
 static void
-firing_line(pf_state *st, const char *line, size_t n, const dtc_event *ev)
+firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 {
+	pf_state *st = arg;
 	Perfetto__Protos__TracePacket pk;
 	Perfetto__Protos__TrackEvent te;
 	pfcpu *c = cpu_track(st, st->pcpu);
@@ -825,8 +800,9 @@ firing_line(pf_state *st, const char *line, size_t n, const dtc_event *ev)
 }
 
 static void
-other_line(pf_state *st, const char *line, size_t n, const dtc_event *ev)
+other_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 {
+	pf_state *st = arg;
 	Perfetto__Protos__TracePacket pk;
 	Perfetto__Protos__TrackEvent te;
 	static const char *const kinds[][2] = {
@@ -841,7 +817,7 @@ other_line(pf_state *st, const char *line, size_t n, const dtc_event *ev)
 	uint64_t ns;
 
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (starts(line, n, kinds[i][0])) {
+		if (timeline_starts(line, n, kinds[i][0])) {
 			name = kinds[i][1];
 			break;
 		}
@@ -961,7 +937,7 @@ on_begin(const dtc_event *ev, void *arg)
 	thread_track(st, U_CTHREAD | st->capture, (int32_t)st->cpid,
 	    CAPTURE_TID, "capture");
 	rc = model_on_begin(ev, st->model);
-	drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
 	return rc;
 }
 
@@ -1000,7 +976,7 @@ on_record(const dtc_event *ev, void *arg)
 	if (v != NULL && v->kind == DTC_V_PRINTA && v->agg != NULL)
 		counters(st, ev, v->agg, st->pts);
 	rc = model_on_record(ev, st->model);
-	drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
 	return rc;
 }
 
@@ -1010,8 +986,8 @@ on_probe_end(const dtc_event *ev, void *arg)
 	pf_state *st = arg;
 	int rc = model_on_probe_end(ev, st->model);
 
-	drain(st, st->of, &st->ob, other_line, ev);
-	drain(st, st->pf, &st->pb, firing_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
 	return rc;
 }
 
@@ -1024,7 +1000,7 @@ on_agg(const dtc_event *ev, void *arg)
 	if (ev->agg != NULL)
 		counters(st, ev, ev->agg, event_ns(st, ev, 0));
 	rc = model_on_agg(ev, st->model);
-	drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
 	return rc;
 }
 
@@ -1033,8 +1009,8 @@ static int name(const dtc_event *ev, void *arg) \
 { \
 	pf_state *st = arg; \
 	int rc = fn(ev, st->model); \
-	drain(st, st->of, &st->ob, other_line, ev); \
-	drain(st, st->pf, &st->pb, firing_line, ev); \
+	timeline_drain(st, st->of, &st->ob, other_line, ev); \
+	timeline_drain(st, st->pf, &st->pb, firing_line, ev); \
 	return rc; \
 }
 OTHER(on_drop, model_on_drop)
@@ -1050,8 +1026,8 @@ on_end(const dtc_event *ev, void *arg)
 	uint64_t ns = event_ns(st, ev, 0);
 	size_t i;
 
-	drain(st, st->of, &st->ob, other_line, ev);
-	drain(st, st->pf, &st->pb, firing_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
 	for (i = 0; i < st->ncpus; i++) {
 		pfcpu *c = &st->cpus[i];
 
@@ -1070,19 +1046,6 @@ on_end(const dtc_event *ev, void *arg)
 /* The run                                                             */
 /* ------------------------------------------------------------------ */
 
-static ssize_t
-buf_write(void *cookie, const char *p, size_t n)
-{
-	return dtc_buf_append(cookie, p, n) == 0 ? (ssize_t)n : -1;
-}
-
-static FILE *
-buf_file(dtc_buf *b)
-{
-	cookie_io_functions_t io = { .write = buf_write };
-
-	return fopencookie(b, "w", io);
-}
 
 static void *
 pf_create(const dtc_emitter_opts *o)
@@ -1096,8 +1059,8 @@ pf_create(const dtc_emitter_opts *o)
 	st->o = *o;
 	dtc_buf_init(&st->pb);
 	dtc_buf_init(&st->ob);
-	if ((st->pf = buf_file(&st->pb)) == NULL ||
-	    (st->of = buf_file(&st->ob)) == NULL ||
+	if ((st->pf = timeline_buf_file(&st->pb)) == NULL ||
+	    (st->of = timeline_buf_file(&st->ob)) == NULL ||
 	    (st->model = model_create(o, model_json_new(st->pf),
 	    model_json_new(st->of))) == NULL) {
 		if (st->pf != NULL)

@@ -2,7 +2,10 @@
  * timeline.c - the firing facts trace_event.c and perfetto.c share
  * (timeline.h), so both formats say the same thing about one capture.
  */
+#define _GNU_SOURCE
 #include <inttypes.h>
+#include <stdio.h>
+#include <sys/types.h>
 #include <string.h>
 
 #include "model.h"
@@ -97,4 +100,46 @@ timeline_msg(dtc_buf *msg, const dtc_reader *r, const dtc_value *v,
 	    msg->s[msg->len - 1] == '\t'))
 		msg->len--;
 	return msg->len > 0;
+}
+
+static ssize_t
+buf_write(void *cookie, const char *p, size_t n)
+{
+	return dtc_buf_append(cookie, p, n) == 0 ? (ssize_t)n : -1;
+}
+
+FILE *
+timeline_buf_file(dtc_buf *b)
+{
+	cookie_io_functions_t io = { .write = buf_write };
+
+	return fopencookie(b, "w", io);
+}
+
+int
+timeline_starts(const char *line, size_t n, const char *type)
+{
+	char want[40];
+	int k = snprintf(want, sizeof(want), "{\"type\":\"%s\"", type);
+
+	return (size_t)k <= n && memcmp(line, want, (size_t)k) == 0;
+}
+
+void
+timeline_drain(void *st, FILE *f, dtc_buf *b,
+    void (*fn)(void *, const char *, size_t, const dtc_event *),
+    const dtc_event *ev)
+{
+	const char *p, *nl, *end;
+
+	fflush(f);
+	if (b->len == 0)
+		return;
+	p = b->s;
+	end = b->s + b->len;
+	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+		fn(st, p, (size_t)(nl - p), ev);
+		p = nl + 1;
+	}
+	dtc_buf_reset(b);
 }

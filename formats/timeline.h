@@ -7,6 +7,7 @@
 #define DTC_TIMELINE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dtconsume.h"
 
@@ -22,5 +23,15 @@ int64_t timeline_agg_value(const dtc_aggval *v);
  * 1 when something is left */
 int timeline_msg(dtc_buf *msg, const dtc_reader *r, const dtc_value *v,
     size_t max);
+
+/* a stream writing into b (model.c writes its lines there) */
+FILE *timeline_buf_file(dtc_buf *b);
+/* 1 when a model.c line is of that "type" */
+int timeline_starts(const char *line, size_t n, const char *type);
+/* model.c's finished lines in b (written through f) each to fn(st,
+ * line, its length without the newline, ev); then b emptied */
+void timeline_drain(void *st, FILE *f, dtc_buf *b,
+    void (*fn)(void *, const char *, size_t, const dtc_event *),
+    const dtc_event *ev);
 
 #endif

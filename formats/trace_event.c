@@ -118,19 +118,6 @@ typedef struct te_state {
 	int nomem;
 } te_state;
 
-static ssize_t
-buf_write(void *cookie, const char *p, size_t n)
-{
-	return dtc_buf_append(cookie, p, n) == 0 ? (ssize_t)n : -1;
-}
-
-static FILE *
-buf_file(dtc_buf *b)
-{
-	cookie_io_functions_t io = { .write = buf_write };
-
-	return fopencookie(b, "w", io);
-}
 
 
 /* ts in us with ns digits */
@@ -197,43 +184,15 @@ event_ns(te_state *st, const dtc_event *ev, int firing)
 	return st->last_ts;
 }
 
-/* model.c's finished lines in b: their bytes as args of events made by
- * fn, then b emptied */
-static void
-drain(te_state *st, FILE *f, dtc_buf *b,
-    void (*fn)(te_state *, const char *, size_t, const dtc_event *),
-    const dtc_event *ev)
-{
-	const char *p, *nl, *end;
 
-	fflush(f);
-	if (b->len == 0)
-		return;
-	p = b->s;
-	end = b->s + b->len;
-	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		if (fn != NULL)
-			fn(st, p, (size_t)(nl - p), ev);
-		p = nl + 1;
-	}
-	dtc_buf_reset(b);
-}
-
-static int
-starts(const char *line, size_t n, const char *type)
-{
-	char want[40];
-	int k = snprintf(want, sizeof(want), "{\"type\":\"%s\"", type);
-
-	return (size_t)k <= n && memcmp(line, want, (size_t)k) == 0;
-}
 
 static void process_copy(te_state *st, const char *name, size_t n);
 
 /* A firing's line: an instant event, or a slice's beginning or end. */
 static void
-firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
+firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 {
+	te_state *st = arg;
 	tecpu *c = cpu_track(st, st->pcpu);
 	const char *fn = ev->probe != NULL && ev->probe->function != NULL &&
 	    ev->probe->function[0] != '\0' ? ev->probe->function : st->pname;
@@ -295,29 +254,30 @@ firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
 /* Other lines: drops and faults across the tracks, the rest on the
  * capture thread; headers kept for otherData. */
 static void
-other_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
+other_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 {
+	te_state *st = arg;
 	const char *name;
 	uint64_t ns;
 	int global = 0;
 
-	if (starts(line, n, "header")) {
+	if (timeline_starts(line, n, "header")) {
 		if (st->headers.len > 0)
 			dtc_buf_append(&st->headers, ",", 1);
 		dtc_buf_append(&st->headers, line, n);
 		return;
 	}
-	if (starts(line, n, "drop")) {
+	if (timeline_starts(line, n, "drop")) {
 		name = "drop";
 		global = 1;
-	} else if (starts(line, n, "error")) {
+	} else if (timeline_starts(line, n, "error")) {
 		name = "ERROR";
 		global = 1;
-	} else if (starts(line, n, "aggregation")) {
+	} else if (timeline_starts(line, n, "aggregation")) {
 		name = "aggregation";
-	} else if (starts(line, n, "notice")) {
+	} else if (timeline_starts(line, n, "notice")) {
 		name = "notice";
-	} else if (starts(line, n, "end")) {
+	} else if (timeline_starts(line, n, "end")) {
 		name = "end";
 	} else {
 		name = "event";
@@ -567,7 +527,7 @@ on_begin(const dtc_event *ev, void *arg)
 	    PRIu32 ",\"tid\":%d,\"args\":{\"name\":\"capture\"}}",
 	    st->cpid, CAPTURE_TID);
 	rc = model_on_begin(ev, st->model);
-	drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
 	return rc;
 }
 
@@ -608,7 +568,7 @@ on_record(const dtc_event *ev, void *arg)
 	if (v != NULL && v->kind == DTC_V_PRINTA && v->agg != NULL)
 		counters(st, ev, v->agg, st->pts);
 	rc = model_on_record(ev, st->model);
-	drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
 	return rc;
 }
 
@@ -618,8 +578,8 @@ on_probe_end(const dtc_event *ev, void *arg)
 	te_state *st = arg;
 	int rc = model_on_probe_end(ev, st->model);
 
-	drain(st, st->of, &st->ob, other_line, ev);
-	drain(st, st->pf, &st->pb, firing_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
 	return rc;
 }
 
@@ -632,7 +592,7 @@ on_agg(const dtc_event *ev, void *arg)
 	if (ev->agg != NULL)
 		counters(st, ev, ev->agg, event_ns(st, ev, 0));
 	rc = model_on_agg(ev, st->model);
-	drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
 	return rc;
 }
 
@@ -641,8 +601,8 @@ static int name(const dtc_event *ev, void *arg) \
 { \
 	te_state *st = arg; \
 	int rc = fn(ev, st->model); \
-	drain(st, st->of, &st->ob, other_line, ev); \
-	drain(st, st->pf, &st->pb, firing_line, ev); \
+	timeline_drain(st, st->of, &st->ob, other_line, ev); \
+	timeline_drain(st, st->pf, &st->pb, firing_line, ev); \
 	return rc; \
 }
 OTHER(on_drop, model_on_drop)
@@ -661,8 +621,8 @@ on_end(const dtc_event *ev, void *arg)
 	tecpu *c;
 	size_t i;
 
-	drain(st, st->of, &st->ob, other_line, ev);
-	drain(st, st->pf, &st->pb, firing_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
 	for (i = 0; i < st->ncpus; i++) {
 		c = &st->cpus[i];
 		if (c->capture != st->capture)
@@ -698,8 +658,8 @@ te_create(const dtc_emitter_opts *o)
 	st->o = *o;
 	dtc_buf_init(&st->pb);
 	dtc_buf_init(&st->ob);
-	if ((st->pf = buf_file(&st->pb)) == NULL ||
-	    (st->of = buf_file(&st->ob)) == NULL ||
+	if ((st->pf = timeline_buf_file(&st->pb)) == NULL ||
+	    (st->of = timeline_buf_file(&st->ob)) == NULL ||
 	    (st->model = model_create(o, model_json_new(st->pf),
 	    model_json_new(st->of))) == NULL) {
 		if (st->pf != NULL)
