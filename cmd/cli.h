@@ -16,6 +16,7 @@
 #define CLI_EXIT_OK 0       /* everything decoded */
 #define CLI_EXIT_WARN 1     /* decoded, but something was skipped or broken */
 #define CLI_EXIT_USAGE 2    /* bad command line */
+#define CLI_EXIT_NOMATCH 3  /* decoded cleanly; the selection matched nothing */
 
 typedef struct cli_progress cli_progress;
 

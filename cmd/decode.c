@@ -60,6 +60,7 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 "Usage: %s [-qFEO] [-x opt[=val]]... [-o outfile] [-f format]\n"
 "       [--probe GLOB]... [--cpu LIST]... [--epid LIST]... [--since T]\n"
 "       [--until T] [--temporal] [--merge-aggs] [--folded-key N[,N]...]\n"
+"       [--agg NAME] [--strip-offsets]\n"
 "       [--libxo style] [--no-progress] FILE...\n"
 "Decode DTrace captures (.dtsnap files) offline%s.\n"
 "\n"
@@ -101,8 +102,13 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 "                      after the last file\n"
 "      --folded-key N[,N]...\n"
 "                      -f folded, flamegraph, speedscope: the aggregation\n"
-"                      key components to keep as frames (1 is the first;\n"
-"                      default: all)\n"
+"                      key components other than stacks to keep as\n"
+"                      frames (1 is the first; default: all; stacks are\n"
+"                      always kept)\n"
+"      --agg NAME      -f folded, flamegraph, speedscope: the aggregation\n"
+"                      @NAME alone (no records)\n"
+"      --strip-offsets -f folded, flamegraph, speedscope: frames without\n"
+"                      their +0x... offset\n"
 "      --libxo style   as -x oformat=style (FreeBSD dtrace)\n"
 "  -E, --exit-status   exit with the status the traced script gave exit()\n"
 "  -u, --unbuffered    write each output line as soon as it is complete\n"
@@ -115,7 +121,8 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 "something was skipped or broken or the output could not be written\n"
 "(each problem is reported on stderr; past 100 of one kind a line counts\n"
 "the rest, DTCONSUME_MAX_WARNINGS=0 shows all), 2 for a bad command line\n"
-"or a selection a capture cannot honour.\n"
+"or a selection a capture cannot honour, 3 when the files decoded\n"
+"cleanly and the selection matched no record in any of them.\n"
 "system() and freopen() requests recorded in a capture are never\n"
 "executed: they are reported on stderr.\n"
 "See %s(1).\n", c->progname, c->progname);
@@ -186,6 +193,9 @@ typedef struct run {
 	/* totals of the last capture (dtsnap validate's summary) */
 	uint64_t nfirings, nrecords, naggs, nproblems;
 	int complete;
+	uint64_t nsets;          /* record sets of the run (probe and ERROR) */
+	int check;               /* dtsnap validate: the emitter writes no
+	                          * message, the decoder's notices are said */
 } run;
 
 static ssize_t
@@ -232,8 +242,15 @@ on_event(const dtc_event *ev, void *arg)
 
 	if (ev->type == DTC_EV_AGG)
 		x->naggs++;
+	else if (ev->type == DTC_EV_ERROR)
+		x->nsets++;
 	else if (ev->type == DTC_EV_END)
 		x->complete = ev->complete;
+	else if (x->check && ev->type == DTC_EV_NOTICE &&
+	    ev->notice == DTC_NOTICE_WARNING && ev->message != NULL)
+		/* a problem of the capture that dtconsume prints as a notice
+		 * (located, exit status unchanged): validate says it too */
+		cli_note(x->c, "%s", ev->message);
 	return dispatch(x->h, ev, x->st, &x->exit_status);
 }
 
@@ -245,6 +262,7 @@ on_probe(const dtc_event *ev, void *arg)
 	run *x = arg;
 
 	x->nfirings++;
+	x->nsets++;
 	return x->h->probe != NULL ? x->h->probe(ev, x->st) : 0;
 }
 
@@ -350,6 +368,34 @@ report_stop(run *x, dtc_error *where)
 	    "the decoding stopped after this item");
 	x->nproblems++;
 	cli_report(x->c, where);
+}
+
+/*
+ * A selection that matched no record set in any capture: said, since an
+ * empty output looks like a capture with nothing in it, and exit 3 when
+ * nothing else went wrong, so that a script can tell the two apart.
+ * (Aggregations are not selected: they may still have been printed.)
+ */
+static void
+nothing_matched(cli *c, const struct sel *sels, size_t nsels,
+    int nopened)
+{
+	char buf[512];
+	size_t i, n = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (i = 0; i < nsels && n < sizeof(buf); i++) {
+		k = snprintf(buf + n, sizeof(buf) - n, "%s--%s '%s'",
+		    i > 0 ? " " : "", sels[i].what, sels[i].value);
+		if (k < 0)
+			break;
+		n += (size_t)k;
+	}
+	cli_note(c, "the selection %s matched no record in %s", buf,
+	    nopened == 1 ? "the capture" : "any of the captures");
+	if (c->status == CLI_EXIT_OK)
+		c->status = CLI_EXIT_NOMATCH;
 }
 
 /*
@@ -659,7 +705,7 @@ decode_main(int argc, char **argv, const char *deffmt)
 {
 	enum { OPT_TEMPORAL = 256, OPT_MERGE, OPT_FOLDED_KEY, OPT_LIBXO,
 		OPT_PROBE, OPT_CPU, OPT_EPID, OPT_SINCE, OPT_UNTIL,
-		OPT_NO_PROGRESS };
+		OPT_NO_PROGRESS, OPT_AGG, OPT_STRIP };
 	static const struct option longopts[] = {
 		{ "probe", required_argument, NULL, OPT_PROBE },
 		{ "cpu", required_argument, NULL, OPT_CPU },
@@ -672,6 +718,8 @@ decode_main(int argc, char **argv, const char *deffmt)
 		{ "unbuffered", no_argument, NULL, 'u' },
 		{ "merge-aggs", no_argument, NULL, OPT_MERGE },
 		{ "folded-key", required_argument, NULL, OPT_FOLDED_KEY },
+		{ "agg", required_argument, NULL, OPT_AGG },
+		{ "strip-offsets", no_argument, NULL, OPT_STRIP },
 		{ "libxo", required_argument, NULL, OPT_LIBXO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -689,6 +737,8 @@ decode_main(int argc, char **argv, const char *deffmt)
 	int ch, i, want_exit = 0, werr, werrno = 0, merge_aggs = 0;
 	int by_oformat = 0, dash_O = 0, have_fkeys = 0, progress = 1;
 	int unbuffered = 0;
+	int strip = 0;
+	const char *aggname = NULL;
 	uint64_t fkeys = 0;
 	dtc_error merr;
 	dtc_reader *first = NULL;
@@ -770,6 +820,13 @@ decode_main(int argc, char **argv, const char *deffmt)
 			fkeys = folded_keys(&c, optarg);
 			have_fkeys = 1;
 			break;
+		case OPT_AGG:
+			/* @NAME or NAME; "@" alone is the anonymous one */
+			aggname = optarg[0] == '@' ? optarg + 1 : optarg;
+			break;
+		case OPT_STRIP:
+			strip = 1;
+			break;
 		case 'o':
 			outpath = optarg;
 			break;
@@ -800,6 +857,14 @@ decode_main(int argc, char **argv, const char *deffmt)
 	if (have_fkeys && em != &dtc_fmt_folded && em != &dtc_fmt_flamegraph &&
 	    em != &dtc_fmt_speedscope)
 		cli_usage_error(&c, "--folded-key goes with -f folded, "
+		    "flamegraph or speedscope");
+	if (aggname != NULL && em != &dtc_fmt_folded &&
+	    em != &dtc_fmt_flamegraph && em != &dtc_fmt_speedscope)
+		cli_usage_error(&c, "--agg goes with -f folded, flamegraph or "
+		    "speedscope");
+	if (strip && em != &dtc_fmt_folded && em != &dtc_fmt_flamegraph &&
+	    em != &dtc_fmt_speedscope)
+		cli_usage_error(&c, "--strip-offsets goes with -f folded, "
 		    "flamegraph or speedscope");
 	if (em == &dtc_fmt_cbor && outpath == NULL && isatty(1)) {
 		/* binary on a terminal garbles it; one line, not the help */
@@ -852,6 +917,8 @@ decode_main(int argc, char **argv, const char *deffmt)
 	eo.testing = testing != NULL && testing[0] != '\0';
 	eo.merge_aggs = merge_aggs;
 	eo.folded_keys = fkeys;
+	eo.folded_agg = aggname;
+	eo.folded_strip = strip;
 	eo.report = on_emit_report;
 	eo.report_arg = &x;
 	x.h = &em->handler;
@@ -908,6 +975,9 @@ decode_main(int argc, char **argv, const char *deffmt)
 		    outpath);
 	cli_out_close(&c, &out, x.nopened > 0 && c.status != CLI_EXIT_USAGE,
 	    werr != 0, werrno);
+	if (x.nsels > 0 && x.nsets == 0 && x.nopened > 0 && i == argc &&
+	    c.status != CLI_EXIT_USAGE)
+		nothing_matched(&c, sels, x.nsels, x.nopened);
 	free(opts);
 	free(sels);
 	if (want_exit && c.status == CLI_EXIT_OK)
@@ -926,6 +996,7 @@ decode_check(cli *c, const char *path, unsigned maxwarn, decode_totals *t)
 	memset(&x, 0, sizeof(x));
 	x.c = c;
 	x.maxwarn = maxwarn;
+	x.check = 1;
 	/*
 	 * The text format, as dtconsume's default: some complaints come
 	 * from rendering (a printf that does not match its records is

@@ -1002,13 +1002,17 @@ cmd_validate(cli *c, int argc, char **argv)
 /* ------------------------------------------------------------------ */
 
 static const char convert_usage[] =
-"usage: dtsnap convert [-f json|cbor] IN [-o OUT]\n"
+"usage: dtsnap convert [-f json|cbor] [--zstd[=LEVEL]|--no-zstd] IN [-o OUT]\n"
 "\n"
 "Convert a capture between its CBOR form and a lossless JSON Lines form:\n"
 "one JSON object per item and line, byte strings as {\"hex\": \"...\"},\n"
 "integers exact (to 2^64 - 1 and down to -2^64).  The input form is\n"
 "recognised; the output defaults to the other one.  IN or OUT \"-\" (or no\n"
-"OUT) is standard input or output.\n";
+"OUT) is standard input or output.\n"
+"\n"
+"A compressed (zstd) input is recognised too.  --zstd (LEVEL 1-19,\n"
+"default 3) and --no-zstd ask for CBOR output, compressed or not; without\n"
+"either, CBOR output is compressed when the input was (at level 3).\n";
 
 /* A growable output buffer for CBOR. */
 typedef struct obuf {
@@ -1547,10 +1551,11 @@ json_node(FILE *f, const dtcp_node *n, const char **why)
 	return NULL;
 }
 
-/* Every item of a capture as a JSON line (or its raw bytes, cbor). */
+/* Every item of a capture as a JSON line (or its raw bytes through w,
+ * cbor). */
 static int
 cbor_out(cli *c, dtcp_container *cont, const char *name, const uint8_t *raw,
-    FILE *out, int tojson)
+    FILE *out, dtc_writer *w)
 {
 	dtcp_item it;
 	dtc_error err;
@@ -1572,9 +1577,15 @@ cbor_out(cli *c, dtcp_container *cont, const char *name, const uint8_t *raw,
 				break;
 			continue;
 		}
-		if (!tojson) {
+		if (w != NULL) {
 			/* CBOR to CBOR: the item's own bytes */
-			fwrite(raw + it.offset, 1, it.size, out);
+			if (dtcp_writer_put_item(w, raw + it.offset, it.size,
+			    &err) != DTC_OK) {
+				snprintf(err.source, sizeof(err.source), "%s",
+				    "output");
+				cli_report(c, &err);
+				return -1;
+			}
 			continue;
 		}
 		why = NULL;
@@ -1586,6 +1597,54 @@ cbor_out(cli *c, dtcp_container *cont, const char *name, const uint8_t *raw,
 		fputc('\n', out);
 	}
 	return bad ? -1 : 0;
+}
+
+/*
+ * A compressed input, decompressed whole (convert copies items out of
+ * one buffer); damaged frames are reported and left out, as every reader
+ * does.  -1: out of memory or a read error (reported); 1: damage.
+ */
+static int
+unzstd(cli *c, const char *name, uint8_t **buf, size_t *len)
+{
+	obuf b = { NULL, 0, 0, 0 };
+	dtcp_zsource *z;
+	uint8_t chunk[65536];
+	char msg[200];
+	long long off;
+	ssize_t n;
+	int st, damaged = 0;
+
+	if ((z = dtcp_zsource_new(-1, *buf, *len, NULL, 0)) == NULL) {
+		cli_warn(c, "%s: out of memory", name);
+		return -1;
+	}
+	for (;;) {
+		n = dtcp_zsource_read(z, chunk, sizeof(chunk), &st);
+		if (n > 0) {
+			ob_put(&b, chunk, (size_t)n);
+			continue;
+		}
+		if (n == 0)
+			break;
+		if (st != DTCP_ZS_DAMAGE ||
+		    !dtcp_zsource_damage(z, msg, sizeof(msg), &off)) {
+			b.nomem = 1;
+			break;
+		}
+		cli_warn(c, "%s: offset %lld: %s", name, off, msg);
+		damaged = 1;
+	}
+	dtcp_zsource_free(z);
+	if (b.nomem) {
+		cli_warn(c, "%s: out of memory", name);
+		free(b.p);
+		return -1;
+	}
+	free(*buf);
+	*buf = b.p;
+	*len = b.len;
+	return damaged;
 }
 
 /* The whole input: files are small enough, and stdin cannot be mapped. */
@@ -1628,15 +1687,31 @@ cmd_convert(cli *c, int argc, char **argv)
 	dtcp_container *cont;
 	dtc_error err;
 	cli_out o;
+	dtc_writer *w = NULL;
 	FILE *out = stdout;
-	int i, injson, tojson, rc = -1, wrote = 0;
+	int i, injson, tojson, rc = -1, wrote = 0, zlevel = -1, inzstd;
+	int zbad = 0;
+	char *end;
 
 	for (i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			fputs(convert_usage, stdout);
 			return CLI_EXIT_OK;
 		}
-		if (strcmp(argv[i], "-f") == 0 || strcmp(argv[i], "-o") == 0) {
+		if (strcmp(argv[i], "--no-zstd") == 0) {
+			zlevel = 0;
+		} else if (strcmp(argv[i], "--zstd") == 0) {
+			zlevel = 3;
+		} else if (strncmp(argv[i], "--zstd=", 7) == 0) {
+			errno = 0;
+			zlevel = (int)strtol(argv[i] + 7, &end, 10);
+			if (errno != 0 || end == argv[i] + 7 || *end != '\0' ||
+			    zlevel < 1 || zlevel > DTC_ZSTD_LEVEL_MAX)
+				cli_usage_error(c, "convert: --zstd takes a "
+				    "level from 1 to %d, not '%s'",
+				    DTC_ZSTD_LEVEL_MAX, argv[i] + 7);
+		} else if (strcmp(argv[i], "-f") == 0 ||
+		    strcmp(argv[i], "-o") == 0) {
 			if (i + 1 == argc)
 				cli_usage_error(c, "convert: %s needs a value",
 				    argv[i]);
@@ -1661,10 +1736,21 @@ cmd_convert(cli *c, int argc, char **argv)
 	if (read_all(c, in, &buf, &len) != 0)
 		return CLI_EXIT_WARN;
 	name = strcmp(in, "-") == 0 ? "<stdin>" : in;
+	if ((inzstd = dtcp_zsource_is_frame(buf, len)) &&
+	    (zbad = unzstd(c, name, &buf, &len)) < 0) {
+		free(buf);
+		return CLI_EXIT_WARN;
+	}
 	for (k = 0; k < len && strchr(" \t\r\n", buf[k]) != NULL; k++)
 		;
 	injson = k < len && buf[k] == '{';
-	tojson = fmt != NULL ? fmt[0] == 'j' : !injson;
+	/* --zstd and --no-zstd are about CBOR output: they ask for it */
+	tojson = fmt != NULL ? fmt[0] == 'j' : !injson && zlevel < 0;
+	if (tojson && zlevel > 0)
+		cli_usage_error(c, "convert: --zstd compresses CBOR output, "
+		    "not JSON Lines");
+	if (zlevel < 0)
+		zlevel = inzstd ? 3 : 0;
 	if (cli_out_open(c, &o, outpath != NULL && strcmp(outpath, "-") != 0 ?
 	    outpath : NULL) != 0) {
 		free(buf);
@@ -1678,29 +1764,39 @@ cmd_convert(cli *c, int argc, char **argv)
 		buf = cb.p;
 		len = cb.len;
 		cb.p = NULL;
-		if (!tojson) {
+		if (!tojson && zlevel == 0) {
 			fwrite(buf, 1, len, out);
 			rc = 0;
 			goto out;
 		}
+	}
+	if (!tojson && (w = dtcp_writer_raw(out, zlevel, &err)) == NULL) {
+		cli_report(c, &err);
+		goto out;
 	}
 	dtc_error_clear(&err);
 	if ((cont = dtcp_container_open_memory(buf, len, name, &err)) == NULL) {
 		cli_report(c, &err);
 		goto out;
 	}
-	rc = cbor_out(c, cont, name, buf, out, tojson);
+	rc = cbor_out(c, cont, name, buf, out, w);
 	/* damaged items were said: the rest is converted, as dtconsume
 	 * keeps a damaged capture's output */
 	wrote = 1;
 	dtcp_container_close(cont);
+	if (w != NULL && rc == 0 && dtc_writer_flush(w, &err) != DTC_OK) {
+		cli_report(c, &err);
+		rc = -1;
+	}
 out:
+	/* the writer ends its last frame into OUT before OUT is closed */
+	dtc_writer_free(w);
 	/* an input that could not be converted leaves OUT as it was */
 	if (cli_out_close(c, &o, rc == 0 || wrote, 0, 0) != 0)
 		rc = -1;
 	free(buf);
 	free(cb.p);
-	return rc == 0 ? CLI_EXIT_OK : CLI_EXIT_WARN;
+	return rc == 0 && zbad == 0 ? CLI_EXIT_OK : CLI_EXIT_WARN;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2082,7 +2178,7 @@ static const char main_usage[] =
 "  info FILE                       header, CPUs, passes, probes, aggregations\n"
 "  validate FILE                   check every item and record\n"
 "  dump FILE                       every item and principal record\n"
-"  convert [-f json|cbor] IN [-o OUT]  CBOR <-> JSON Lines\n"
+"  convert [-f json|cbor] IN [-o OUT]  CBOR <-> JSON Lines, zstd (--zstd)\n"
 "  synth DESC.json [-o OUT]        write the capture a description stands for\n"
 "  record [dtrace options] -o OUT  run D like dtrace(1), capture it (--tee)\n"
 "\n"

@@ -31,6 +31,7 @@ struct rec_sink {
 	dtc_error err;
 	int failed;
 	int started;
+	int zlevel;          /* -z: zstd level, 0 not compressed */
 	uint32_t pass;
 	/* the pending run: consecutive records of one CPU */
 	int run_cpu;
@@ -75,7 +76,7 @@ rec_sink_start(rec_sink *s, const dtc_writer_header *h)
 {
 	if (s->failed)
 		return -1;
-	s->w = dtc_writer_new(s->out, h, &s->err);
+	s->w = dtc_writer_new_zstd(s->out, h, s->zlevel, &s->err);
 	if (s->w == NULL) {
 		s->failed = 1;
 	} else if (s->file != NULL && cli_out_commit(s->cli, s->file) != 0) {
@@ -115,6 +116,12 @@ int
 rec_sink_full(const rec_sink *s)
 {
 	return s->full;
+}
+
+void
+rec_sink_set_zstd(rec_sink *s, int level)
+{
+	s->zlevel = level;
 }
 
 int
@@ -200,8 +207,13 @@ rec_sink_end_pass(rec_sink *s)
 	if (sink_flush_run(s) != 0)
 		return -1;
 	s->pass++;
+	/* a recorder killed later leaves every complete item of this pass
+	 * (compressed: in a frame that ends here) */
+	if (dtc_writer_flush(s->w, &s->err) != DTC_OK) {
+		s->failed = 1;
+		return -1;
+	}
 	sink_measure(s);
-	/* a recorder killed later leaves every complete item of this pass */
 	if (fflush(s->out) == EOF) {
 		snprintf(s->err.text, sizeof(s->err.text), "write: %s",
 		    strerror(errno));
@@ -276,7 +288,8 @@ static const char record_usage[] =
 "           [-m module] [-f function] [-i probe-id] [-x opt[=val]]...\n"
 "           [-b bufsz] [-c cmd] [-p pid] [-D name[=def]] [-U name] [-I dir]\n"
 "           [-L dir] [-X a|c|s|t] [-o capture.dtsnap|-] [--tee FILE|-]\n"
-"           [--max-size SIZE] [args ...]\n"
+"           [--max-size SIZE] [-z[LEVEL]|--compression-level[=LEVEL]]\n"
+"           [args ...]\n"
 "       dtsnap record -l [-n probe]... [-P provider] [-s script]...\n"
 "       dtsnap record --version\n"
 "\n"
@@ -286,7 +299,8 @@ static const char record_usage[] =
 "its standard output to FILE (\"-\": this program's), and its messages to\n"
 "standard error as dtrace(1) writes them.  -l lists the probes the\n"
 "program would enable (every probe without one), as dtrace -l does,\n"
-"and records nothing.\n"
+"and records nothing.  -z compresses the capture with zstd at LEVEL (1-19,\n"
+"default 1), in frames ended at least once a pass.\n"
 "\n"
 "  --max-size SIZE  stop recording (as SIGINT would: the END clause, the\n"
 "                   aggregations and the end item are still written) once\n"
@@ -299,7 +313,7 @@ static const char record_usage[] =
 "dtsnap(1), RECORDING IN PRODUCTION.\n";
 
 /* dtrace(1)'s options that dtsnap record takes; -o is the capture. */
-static const char record_optstr[] = "+:b:c:CD:f:FhHi:I:lL:m:n:o:p:P:qs:U:wx:X:Z";
+static const char record_optstr[] = "+:b:c:CD:f:FhHi:I:lL:m:n:o:p:P:qs:U:wx:X:z::Z";
 
 /* The exit status of a recording stopped by --max-size. */
 #define REC_E_FULL 3
@@ -350,6 +364,7 @@ record_main(int argc, char **argv)
 		{ "max-size", required_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "compression-level", optional_argument, NULL, 'z' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *capname = NULL, *teename = NULL;
@@ -359,7 +374,8 @@ record_main(int argc, char **argv)
 	rec_config cfg;
 	rec_arg *args;
 	char **dargv;
-	int nargs = 0, dargc = 0, c, status, i, list = 0;
+	int nargs = 0, dargc = 0, c, status, i, list = 0, zlevel = 0;
+	char *end;
 	FILE *capture, *tee_out = NULL, *tee_err = NULL;
 	char ebuf[400];
 
@@ -414,6 +430,18 @@ record_main(int argc, char **argv)
 			if ((max_size = parse_size(optarg)) == 0)
 				usage_error("--max-size takes a size in bytes "
 				    "(suffix K, M or G), not '%s'", optarg);
+			break;
+		case 'z':
+			/* as perf record's -z: level 1 unless given */
+			zlevel = 1;
+			if (optarg == NULL)
+				break;
+			errno = 0;
+			zlevel = (int)strtol(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    zlevel < 1 || zlevel > DTC_ZSTD_LEVEL_MAX)
+				usage_error("-z takes a zstd level from 1 to "
+				    "%d, not '%s'", DTC_ZSTD_LEVEL_MAX, optarg);
 			break;
 		case ':':
 			usage_error("option -%c needs an argument", optopt);
@@ -513,6 +541,7 @@ record_main(int argc, char **argv)
 		cfg.sink->file = &capout;
 	}
 	cfg.sink->max_size = max_size;
+	rec_sink_set_zstd(cfg.sink, zlevel);
 
 	status = rec_backend_run(&cfg);
 

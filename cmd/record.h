@@ -72,6 +72,8 @@ const char *rec_backend_producer(void);
  * writer failed (rec_sink_error says why; later calls do nothing).
  */
 rec_sink *rec_sink_new(FILE *out, const char *name);
+/* Before rec_sink_start: compress with zstd at level (0: do not). */
+void rec_sink_set_zstd(rec_sink *s, int level);
 int rec_sink_start(rec_sink *s, const dtc_writer_header *h);
 /* The writer for metadata items, which may come between records. */
 dtc_writer *rec_sink_meta(rec_sink *s);

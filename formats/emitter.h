@@ -29,6 +29,9 @@ typedef struct dtc_emitter_opts {
 	                     * 0x01 (formats/stackprof.h: the flame graph
 	                     * colours kernel frames by it); never set by
 	                     * -f folded itself */
+	const char *folded_agg; /* --agg: the one aggregation the folded
+	                     * format counts (NULL: records and every one) */
+	int folded_strip;   /* --strip-offsets: frames without "+0x..." */
 	/*
 	 * A problem of the emitter's own that leaves its output short of
 	 * dtrace's while decoding goes on (a message cut at maxmsgsize): the

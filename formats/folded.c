@@ -12,7 +12,10 @@
  *    as dtrace prints them; a histogram its total count, normalized as
  *    dt2json's "value").  The other key components are frames too, on
  *    the root side, in key order (@[execname, ustack()] gives
- *    "sh;main;...;leaf"); --folded-key (o->folded_keys) keeps only some.
+ *    "sh;main;...;leaf"); --folded-key (o->folded_keys) keeps only some
+ *    of them, never leaving out a stack (that would fold every row into
+ *    its other keys).  --agg (o->folded_agg) counts one aggregation and
+ *    no record.
  *  - Each aggregation counts once, as dtrace last printed it (by printa()
  *    or at the end of the run): a printing shows the running state, so
  *    adding printings up would count events again at every printa(), and
@@ -27,7 +30,12 @@
  * (their frame separator) becomes ':', as stackcollapse.pl does, and white
  * space and control characters (a newline would end the line, a blank
  * before trailing digits would read as a second count column) become '_';
- * an empty frame is "-", as stackcollapse.pl writes it.
+ * an empty frame is "-", as stackcollapse.pl writes it.  An empty stack
+ * (no frame at all) is a line with no frame, " COUNT", as stackcollapse.pl
+ * writes it: flamegraph.pl counts it in the root's width and draws no
+ * frame for it.  --strip-offsets (o->folded_strip) takes the "+0x..." off
+ * each stack frame, as stackcollapse.pl does by default, so that the
+ * samples of one function add up whatever instruction they were at.
  *
  * Everything is written at the end, when every capture has been read:
  * lines sorted by their bytes (strcmp, as stackcollapse.pl's sort), so the
@@ -181,6 +189,9 @@ typedef struct folded_state {
 	int merge_aggs;          /* count the merged printing, not printa */
 	int kmark;               /* mark kernel frames (opts folded_kmark) */
 	int kernel;              /* the frames being put are kernel frames */
+	const char *agg;         /* --agg: this aggregation alone, or NULL */
+	int strip;               /* --strip-offsets */
+	int agg_seen;            /* a printing of --agg's aggregation came */
 	unsigned capture;        /* counts BEGIN events */
 	ftable lines;            /* records (and merged printings) so far */
 	aggstate *aggs;          /* last printing by (capture, varid) */
@@ -260,15 +271,36 @@ push_frame(folded_state *st, const char *s, size_t n)
 	st->fend[st->nfend++] = st->frames.len;
 }
 
+/* n less a trailing "+0x" and hex digits (--strip-offsets): what
+ * stackcollapse.pl strips after a frame's last '+', here only when it is
+ * the offset dtrace prints, so that a frame that is a bare address or
+ * has a '+' in its name stays whole */
+static size_t
+strip_offset(const char *s, size_t n)
+{
+	size_t i = n;
+
+	while (i > 0 && ((s[i - 1] >= '0' && s[i - 1] <= '9') ||
+	    (s[i - 1] >= 'a' && s[i - 1] <= 'f')))
+		i--;
+	if (i < n && i >= 3 && s[i - 1] == 'x' && s[i - 2] == '0' &&
+	    s[i - 3] == '+' && i > 3)
+		return i - 3;
+	return n;
+}
+
 static void
 flush_frames(folded_state *st)
 {
 	uint32_t i;
-	size_t start;
+	size_t start, n;
 
 	for (i = st->nfend; i-- > 0;) {
 		start = i > 0 ? st->fend[i - 1] : 0;
-		put_frame(st, st->frames.s + start, st->fend[i] - start);
+		n = st->fend[i] - start;
+		if (st->strip)
+			n = strip_offset(st->frames.s + start, n);
+		put_frame(st, st->frames.s + start, n);
 	}
 	dtc_buf_reset(&st->frames);
 	st->nfend = 0;
@@ -521,17 +553,8 @@ key_kept(const folded_state *st, uint32_t k)
 	return st->keys == 0 || (k < 64 && (st->keys >> k & 1) != 0);
 }
 
-/* A line with no frame at all (an empty stack, every key left out) still
- * counts: it is the one frame "-". */
-static void
-finish_line(folded_state *st)
-{
-	if (st->line.len == 0)
-		put_frame(st, "", 0);
-}
-
-/* The line of one row: its kept key components, root first.  Returns 0,
- * 1 (the row has no stack key: not ours) or -1 (bad stack). */
+/* The line of one row: its stacks and kept key components, root first.
+ * Returns 0, 1 (the row has no stack key: not ours) or -1 (bad stack). */
 static int
 row_line(folded_state *st, const dtc_reader *r, const dtc_aggrow *row,
     uint32_t nkeys)
@@ -545,14 +568,15 @@ row_line(folded_state *st, const dtc_reader *r, const dtc_aggrow *row,
 		return 1;
 	dtc_buf_reset(&st->line);
 	for (k = 0; k < nkeys; k++) {
-		if (!key_kept(st, k))
-			continue;
-		if (!is_stack(&row->keys[k]))
-			key_frame(st, r, &row->keys[k]);
-		else if (stack_frames(st, r, &row->keys[k]) != 0)
+		/* --folded-key chooses among the other components: a
+		 * stack left out would fold every row into its keys */
+		if (!is_stack(&row->keys[k])) {
+			if (key_kept(st, k))
+				key_frame(st, r, &row->keys[k]);
+		} else if (stack_frames(st, r, &row->keys[k]) != 0) {
 			return -1;
+		}
 	}
-	finish_line(st);
 	return 0;
 }
 
@@ -604,6 +628,15 @@ printing(folded_state *st, const dtc_reader *r, const dtc_aggprint *ap,
 
 	if (ap->nvars == 0)
 		return 0;
+	if (st->agg != NULL) {
+		for (j = 0; j < ap->nvars; j++)
+			if (ap->vars[j].name != NULL &&
+			    strcmp(ap->vars[j].name, st->agg) == 0)
+				break;
+		if (j == ap->nvars)
+			return 0;       /* not the one chosen */
+		st->agg_seen = 1;
+	}
 	if (!merged) {
 		if ((idx = calloc(ap->nvars, sizeof(*idx))) == NULL) {
 			lost(st);
@@ -625,8 +658,12 @@ printing(folded_state *st, const dtc_reader *r, const dtc_aggprint *ap,
 			ftable *t = merged ? &st->lines : idx[j] >= 0 ?
 			    &st->aggs[idx[j]].rows : NULL;
 
-			if (t == NULL || ftable_add(t, st->line.s,
-			    st->line.len, row_value(&row->vals[j])) != 0)
+			if (st->agg != NULL && (ap->vars[j].name == NULL ||
+			    strcmp(ap->vars[j].name, st->agg) != 0))
+				continue;
+			if (t == NULL || ftable_add(t, st->line.s != NULL ?
+			    st->line.s : "", st->line.len,
+			    row_value(&row->vals[j])) != 0)
 				lost(st);
 		}
 	}
@@ -668,13 +705,13 @@ on_record(const dtc_event *ev, void *arg)
 	if (v->kind == DTC_V_PRINTA && v->agg != NULL && !st->merge_aggs)
 		return printing(st, ev->reader, v->agg, 0) != 0 ?
 		    abort_capture(st) : 0;
-	if (!is_stack(v))
+	if (!is_stack(v) || st->agg != NULL)
 		return 0;
 	dtc_buf_reset(&st->line);
 	if (stack_frames(st, ev->reader, v) != 0)
 		return abort_capture(st);
-	finish_line(st);
-	if (ftable_add(&st->lines, st->line.s, st->line.len, 1) != 0)
+	if (ftable_add(&st->lines, st->line.s != NULL ? st->line.s : "",
+	    st->line.len, 1) != 0)
 		lost(st);
 	return 0;
 }
@@ -749,6 +786,8 @@ folded_create(const dtc_emitter_opts *o)
 	st->keys = o->folded_keys;
 	st->merge_aggs = o->merge_aggs;
 	st->kmark = o->folded_kmark;
+	st->agg = o->folded_agg;
+	st->strip = o->folded_strip;
 	dtc_buf_init(&st->line);
 	dtc_buf_init(&st->frames);
 	dtc_buf_init(&st->sym);
@@ -808,6 +847,13 @@ folded_destroy(void *state)
 	rc = write_lines(st);
 	if (fflush(st->out) != 0)
 		rc = -1;
+	if (st->agg != NULL && !st->agg_seen) {
+		/* an empty output would look like an aggregation without a
+		 * row: say that the name matched none */
+		fputs("dtconsume: no aggregation @", st->err);
+		fputs(st->agg, st->err);
+		fputs(" was printed in the captures\n", st->err);
+	}
 	if (st->nomem)
 		fputs("dtconsume: out of memory: some stacks were not "
 		    "counted\n", st->err);

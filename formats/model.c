@@ -288,6 +288,24 @@ symbol_text(model *m, model_out *o, const dtc_reader *r, const void *key)
 		dtc_emit_cut(&m->opts, &m->cuts, m->ev, key, &err);
 }
 
+/* A record's bytes as its flavor's printer shows them (dtc_record_string):
+ * a v2 string is text up to its NUL whatever follows it. */
+static void
+record_payload(model_out *o, const dtc_reader *r, const dtc_value *v)
+{
+	dtc_value raw = *v;
+	size_t len;
+
+	raw.kind = DTC_V_OTHER;    /* a typed value's bytes as well */
+	if (dtc_record_string(r, &raw, &len)) {
+		KEY(o, "string");
+		O(o, str, (const char *)v->data, len);
+	} else {
+		KEY(o, "bytes");
+		O(o, bytes, v->data, v->size);
+	}
+}
+
 static void
 frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
     uint64_t pid, const char *helper, size_t hlen)
@@ -593,7 +611,7 @@ typed_payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 	t.left = model_cap(r);
 	dtc_error_clear(&err);
 	if (dtc_typed_walk(r, v, tcount, NULL, &err) != DTC_OK) {
-		bytes_payload(o, v->data, v->size);
+		record_payload(o, r, v);
 		return;
 	}
 	KEY(o, "value");
@@ -623,7 +641,7 @@ payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 		break;
 	case DTC_V_BYTES:
 	case DTC_V_OTHER:
-		bytes_payload(o, v->data, v->size);
+		record_payload(o, r, v);
 		break;
 	case DTC_V_TYPED:
 		typed_payload(m, o, r, v);
@@ -669,12 +687,16 @@ key_value(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 			O(o, i64, v->i);
 		return;
 	case DTC_V_BYTES:
+		/* text.c prints keys by the legacy rule in either flavor */
 		len = model_as_string(v->data, v->size, &is);
 		if (is) {
 			O(o, str, (const char *)v->data, len);
 			return;
 		}
-		break;
+		O(o, map_begin);
+		bytes_payload(o, v->data, v->size);
+		O(o, map_end);
+		return;
 	case DTC_V_STACK:
 		frame_array(m, o, r, v);
 		return;

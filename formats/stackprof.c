@@ -291,7 +291,8 @@ stackprof_next_frame(const sp_line *l, size_t *pos, const char **f,
 {
 	const char *s, *e;
 
-	if (*pos > l->len)
+	/* an empty stack (folded.c's line " COUNT") has no frame */
+	if (*pos > l->len || l->len == 0)
 		return 0;
 	s = l->frames + *pos;
 	e = memchr(s, ';', l->len - *pos);

@@ -78,7 +78,8 @@ enum state { S_HEADER, S_ITEMS, S_PASS_START, S_WALK, S_DONE };
 
 /* A column while it is built. */
 /* How a column's value is read from its record: by size, decided once. */
-enum colcode { C_U8, C_U16, C_I32, C_I64, C_EXIT4, C_EXIT8, C_EXIT0, C_BYTES };
+enum colcode { C_U8, C_U16, C_I32, C_I64, C_EXIT4, C_EXIT8, C_EXIT0, C_BYTES,
+    C_V2STR };
 
 typedef struct bcol {
 	enum colcode code;
@@ -1220,6 +1221,11 @@ classify(dtc_batch *b, const dtc_eprobedesc *ep, bcol **cols, uint32_t *ncols)
 			goto nomem;
 		i++;
 	}
+	/* dtrace-utils' strings: text up to the NUL (dtc_record_string) */
+	for (k = 0; b->hdr.v2 && k < *ncols; k++)
+		if ((*cols)[k].code == C_BYTES &&
+		    dtcp_v2_string(&ep->recs[(*cols)[k].rec]))
+			(*cols)[k].code = C_V2STR;
 	return 1;
 nomem:
 	free(*cols);
@@ -1398,10 +1404,10 @@ string_len(const uint8_t *p, size_t n)
 	return len;
 }
 
+/* len: the string's length, or SIZE_MAX for bytes (n of them) */
 static int
-put_bytes(bcol *c, size_t row, const uint8_t *p, size_t n)
+put_bytes(bcol *c, size_t row, const uint8_t *p, size_t n, size_t len)
 {
-	size_t len = string_len(p, n);
 
 	if (row == 0)
 		c->off[0] = 0;
@@ -1665,7 +1671,13 @@ take_record(dtc_batch *b, dtc_error *err)
 			c->i[row] = 0;
 			break;
 		case C_BYTES:
-			if (put_bytes(c, row, p, c->size) != 0)
+			if (put_bytes(c, row, p, c->size,
+			    string_len(p, c->size)) != 0)
+				goto nomem;
+			break;
+		case C_V2STR:
+			if (put_bytes(c, row, p, c->size,
+			    strnlen((const char *)p, c->size)) != 0)
 				goto nomem;
 			break;
 		}

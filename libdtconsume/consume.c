@@ -792,7 +792,8 @@ read_status(dtc_reader *r, const dtcp_item *it, status *st, uint32_t *pass,
 	return DTC_OK;
 }
 
-/* buf and aggbuf items; data copied unless the container keeps it. */
+/* buf and aggbuf items: their bytes are the container's (memory input) or
+ * the read buffer it handed over, copied only when that cannot be had. */
 static int
 read_buf(dtc_reader *r, const dtcp_item *it, pbuf *b, uint32_t *pass,
     int principal, dtc_error *err)
@@ -841,7 +842,16 @@ read_buf(dtc_reader *r, const dtcp_item *it, pbuf *b, uint32_t *pass,
 		return DTC_WARN;
 	if (dtcp_container_stable(r->cont)) {
 		b->data = data;
+	} else if (len > 0 && (b->owned = dtcp_container_hand_over(r->cont,
+	    b->owned, b->owned_cap, &b->owned_cap)) != NULL) {
+		/* decoded where read() put it, in the read buffer that is
+		 * this slot's now; the slot's old one was its spare */
+		b->data = data;
 	} else {
+		/* no memory for a new read buffer (the spare is gone too):
+		 * a copy, if there is memory for that */
+		if (b->owned == NULL)
+			b->owned_cap = 0;
 		if (b->owned_cap < len) {
 			uint8_t *p = realloc(b->owned, len);
 
@@ -1662,6 +1672,18 @@ typed_value(dtc_reader *r, uint32_t i, dtc_error *err)
 		r->ev.message = r->msg;
 		return 2;
 	}
+	if ((why = dtcp_ctf_note(t)) != NULL) {
+		/* once per ctf item, then (same record, next call) typed */
+		clear_event(r, DTC_EV_NOTICE);
+		r->ev.notice = DTC_NOTICE_WARNING;
+		snprintf(r->msg, sizeof(r->msg), "%s: item %lld, offset %llu: "
+		    "print() of type %llu of module %s: the capture's types "
+		    "are damaged: %s; printed as dtrace prints it", r->source,
+		    r->rb->item, (unsigned long long)(r->rb->file_offset +
+		    r->rec.raw_offset), (unsigned long long)id, module, why);
+		r->ev.message = r->msg;
+		return 2;
+	}
 	dtcp_value_init(&r->val, DTC_V_TYPED, drd, r->rec.data + drd->offset,
 	    drd->size, r->swap);
 	r->val.ctype = t;
@@ -2217,22 +2239,12 @@ read_pass(dtc_reader *r, dtc_error *err)
 					goto nomem;
 				save = *b;
 				*b = p->b;
-				/* keep the slot's own storage and walker */
-				b->owned = save.owned;
-				b->owned_cap = save.owned_cap;
+				/* the slot keeps its walker and takes the
+				 * pending buffer's storage; its old storage
+				 * (a pass consumed) is the next spare */
 				b->w = save.w;
-				if (p->b.owned == p->b.data && p->b.size > 0) {
-					if (b->owned_cap < p->b.size) {
-						uint8_t *q = realloc(b->owned,
-						    p->b.size);
-						if (q == NULL)
-							goto nomem;
-						b->owned = q;
-						b->owned_cap = p->b.size;
-					}
-					memcpy(b->owned, p->b.data, p->b.size);
-					b->data = b->owned;
-				}
+				p->b.owned = save.owned;
+				p->b.owned_cap = save.owned_cap;
 				b->started = 0;
 				continue;
 			}

@@ -15,6 +15,10 @@
  * and that is reported ("capture truncated while reading at byte N").
  * A file is read up to the size it had when it was opened.
  *
+ * A capture that starts with a zstd frame is read through zsource.c as a
+ * stream of its decompressed bytes: every offset below is then one in
+ * that stream, and the frame layer's warnings give compressed offsets.
+ *
  * Damage (dtsnap(5), DAMAGE AND RESYNCHRONIZATION): an item that cannot
  * be decoded is not the end of the capture.  The reader scans forward
  * from the byte after its start for what a writer writes at an item's
@@ -65,7 +69,7 @@
  * out not to be items, beyond the bytes it scans (a bound on adversarial
  * input, which could otherwise make every byte a long candidate). */
 #define SCAN_BUDGET ((uint64_t)64 << 20)
-#define NQUEUE      8
+#define NQUEUE      10
 /* Gaps in the numbering remembered, to tell a late item from a repeat. */
 #define NGAPS       8
 
@@ -120,6 +124,7 @@ struct dtcp_container {
 	size_t pos;          /* next item, relative to data */
 
 	int fd;              /* MODE_FILE, MODE_STREAM */
+	dtcp_zsource *z;     /* a compressed capture (MODE_STREAM) */
 	bool ownfd, eof;
 	size_t end_off;      /* MODE_FILE: where the capture ends (size at open) */
 	uint8_t *buf;
@@ -134,9 +139,11 @@ struct dtcp_container {
 	int qhead, qlen;
 	dtcp_item item;
 
-	/* the item before, for the copy check */
+	/* the item before, for the copy check; prev_held: its bytes, when
+	 * they went to the caller with the read buffer (hand_over) */
 	bool have_prev;
 	size_t prev_off, prev_size;
+	const uint8_t *prev_held;
 	/* the header: its version and flavor, and its bytes' hash (a copy
 	 * of it is not another capture) */
 	uint64_t minor;
@@ -760,6 +767,39 @@ rebuffer(dtcp_container *c, size_t from, size_t ncap)
 	return 0;
 }
 
+static void
+queue(dtcp_container *c, int type, int code, long long item, size_t off,
+    const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/*
+ * Read decompressed bytes into the buffer.  *n: bytes read, 0 at the end,
+ * -1 after queueing a warning about damage (read again).
+ */
+static int
+zread(dtcp_container *c, size_t want, ssize_t *n, dtc_error *err)
+{
+	char msg[200];
+	long long zoff;
+	int st;
+
+	*n = dtcp_zsource_read(c->z, c->buf + c->len, want, &st);
+	if (*n >= 0)
+		return DTC_OK;
+	switch (st) {
+	case DTCP_ZS_DAMAGE:
+		if (dtcp_zsource_damage(c->z, msg, sizeof(msg), &zoff))
+			queue(c, Q_WARN, DTC_E_TRUNCATED, c->index,
+			    (size_t)zoff, "%s", msg);
+		return DTC_OK;
+	case DTCP_ZS_NOMEM:
+		return fail(c, err, DTC_E_NOMEM, c->index,
+		    (long long)(c->base_off + c->len), "out of memory "
+		    "decompressing at byte %zu", c->base_off + c->len);
+	}
+	return fail(c, err, DTC_E_IO, c->index, -1, "read error in the "
+	    "compressed capture: %s", dtcp_zsource_ioerror(c->z));
+}
+
 /*
  * File and stream input: read until data holds at least need bytes or
  * the input ends.  The buffer doubles only when it is full of real bytes,
@@ -808,8 +848,12 @@ fill(dtcp_container *c, size_t need, dtc_error *err)
 			if (want > c->end_off - at)
 				want = c->end_off - at;
 		}
-		n = read(c->fd, c->buf + c->len, want);
-		if (n < 0) {
+		if (c->z != NULL) {
+			if (zread(c, want, &n, err) != DTC_OK)
+				return DTC_FATAL;
+			if (n < 0)
+				continue;
+		} else if ((n = read(c->fd, c->buf + c->len, want)) < 0) {
 			if (errno == EINTR)
 				continue;
 			return fail(c, err, DTC_E_IO, c->index, (long long)at,
@@ -884,6 +928,53 @@ container_new(const char *name, dtc_error *err)
 }
 
 /*
+ * Compressed or not: the first bytes say (a pipe cannot be read twice,
+ * so they stay in the buffer, or go to the frame layer).  A compressed
+ * capture is a stream of unknown length, whatever holds it.
+ */
+static int
+sniff(dtcp_container *c, dtc_error *err)
+{
+	size_t want = 4;
+	ssize_t n;
+
+	if ((c->buf = malloc(READ_CHUNK)) == NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, c->source, -1, -1, -1,
+		    "out of memory");
+		return -1;
+	}
+	c->cap = READ_CHUNK;
+	c->data = c->buf;
+	if (c->mode == MODE_FILE && c->end_off < want)
+		want = c->end_off;
+	while (c->len < want) {
+		n = read(c->fd, c->buf + c->len, want - c->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			dtcp_error_set(err, DTC_E_IO, c->source, -1,
+			    (long long)c->len, -1, "read error at byte %zu: %s",
+			    c->len, strerror(errno));
+			return -1;
+		}
+		if (n == 0)
+			break;
+		c->len += (size_t)n;
+	}
+	if (!dtcp_zsource_is_frame(c->buf, c->len))
+		return 0;
+	if ((c->z = dtcp_zsource_new(c->fd, NULL, 0, c->buf, c->len)) ==
+	    NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, c->source, -1, -1, -1,
+		    "out of memory");
+		return -1;
+	}
+	c->mode = MODE_STREAM;
+	c->len = 0;
+	return 0;
+}
+
+/*
  * A regular file is read up to the size it has now (MODE_FILE), anything
  * else to its end (MODE_STREAM).  Neither is mapped: see the top of file.
  */
@@ -923,6 +1014,10 @@ from_fd(int fd, const char *name, bool own, dtc_error *err)
 		c->end_off = start < st.st_size ? (size_t)(st.st_size - start) :
 		    0;
 		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	}
+	if (sniff(c, err) != 0) {
+		dtcp_container_close(c);
+		return NULL;
 	}
 	return c;
 }
@@ -967,6 +1062,18 @@ dtcp_container_open_memory(const void *buf, size_t len, const char *name,
 	c->mode = MODE_MEMORY;
 	c->data = buf;
 	c->len = buf != NULL ? len : 0;
+	if (dtcp_zsource_is_frame(c->data, c->len)) {
+		/* decompressed as a stream: the buffer is not the data */
+		if ((c->z = dtcp_zsource_new(-1, buf, len, NULL, 0)) == NULL) {
+			dtcp_error_set(err, DTC_E_NOMEM, c->source, -1, -1, -1,
+			    "out of memory");
+			dtcp_container_close(c);
+			return NULL;
+		}
+		c->mode = MODE_STREAM;
+		c->data = NULL;
+		c->len = 0;
+	}
 	return c;
 }
 
@@ -977,6 +1084,7 @@ dtcp_container_close(dtcp_container *c)
 		return;
 	if (c->ownfd && c->fd >= 0)
 		close(c->fd);
+	dtcp_zsource_free(c->z);
 	free(c->buf);
 	free(c->nodes);
 	free(c->sk);
@@ -994,6 +1102,50 @@ int
 dtcp_container_stable(const dtcp_container *c)
 {
 	return c->mode == MODE_MEMORY;
+}
+
+/*
+ * The read buffer, which holds the item just returned, goes to the caller
+ * (who frees it): a buffer item's bytes are then decoded where read()
+ * put them, not copied out first.  The container goes on in spare (its
+ * own now, freed if too small) or a new buffer of the same size (sizes
+ * settle, so no item is read into a buffer that must grow), holding only
+ * the bytes read past the item.  Memory input: NULL, spare freed (the
+ * bytes are the caller's already).  NULL too when no buffer can be had:
+ * the caller copies as before.  The item just returned is the one the
+ * next is compared with (the copy check): the caller keeps the buffer
+ * until dtcp_container_next returns again.
+ */
+uint8_t *
+dtcp_container_hand_over(dtcp_container *c, uint8_t *spare, size_t spare_cap,
+    size_t *cap)
+{
+	size_t keep = c->len - c->pos, ncap = c->cap;
+	uint8_t *old = c->buf;
+
+	if (c->mode == MODE_MEMORY || old == NULL || c->pos > c->len) {
+		free(spare);
+		return NULL;
+	}
+	if (spare != NULL && spare_cap >= keep && spare_cap >= c->cap)
+		ncap = spare_cap;
+	else {
+		free(spare);
+		if ((spare = malloc(ncap)) == NULL)
+			return NULL;
+	}
+	if (keep > 0)
+		memcpy(spare, c->data + c->pos, keep);
+	if (c->have_prev && c->prev_off >= c->base_off)
+		c->prev_held = c->data + (c->prev_off - c->base_off);
+	*cap = c->cap;
+	c->buf = spare;
+	c->cap = ncap;
+	c->data = spare;
+	c->base_off += c->pos;
+	c->len = keep;
+	c->pos = 0;
+	return old;
 }
 
 /*
@@ -1768,8 +1920,10 @@ take_item(dtcp_container *c, long long index, size_t start, dtc_error *err)
 	}
 	c->pos = c->end;
 	copy = c->have_prev && c->prev_size == size && size <= DUP_MAX &&
-	    c->prev_off >= c->base_off && memcmp(c->data + (c->prev_off -
-	    c->base_off), c->data + start, size) == 0;
+	    (c->prev_held != NULL ? memcmp(c->prev_held, c->data + start,
+	    size) == 0 : c->prev_off >= c->base_off && memcmp(c->data +
+	    (c->prev_off - c->base_off), c->data + start, size) == 0);
+	c->prev_held = NULL;
 	c->have_prev = true;
 	c->prev_off = off;
 	c->prev_size = size;

@@ -32,6 +32,8 @@ struct dtcp_ctfmod {
 #endif
 	int tried;             /* opened (or failed to) */
 	char why[160];         /* why it could not be opened */
+	char note[160];        /* an odd type it holds (dtcp_ctf_open) */
+	int noted;             /* the note was handed out */
 };
 
 struct dtc_ctype {
@@ -179,7 +181,7 @@ open_module(struct dtcp_ctfmod *mod)
 	if (!mod->tried) {
 		mod->tried = 1;
 		mod->fp = dtcp_ctf_open(mod->data, mod->size, mod->why,
-		    sizeof(mod->why));
+		    sizeof(mod->why), mod->note, sizeof(mod->note));
 	}
 	return mod->fp != NULL ? 0 : -1;
 }
@@ -271,6 +273,22 @@ dtcp_ctf_type(dtcp_meta *m, const char *module, uint64_t id,
 	}
 	if (named)
 		*why = "the capture's types have no type of this id";
+	return NULL;
+#endif
+}
+
+const char *
+dtcp_ctf_note(const dtc_ctype *t)
+{
+#ifdef HAVE_LIBCTF
+	struct dtcp_ctfmod *mod = t != NULL ? t->mod : NULL;
+
+	if (mod == NULL || mod->noted || mod->note[0] == '\0')
+		return NULL;
+	mod->noted = 1;
+	return mod->note;
+#else
+	(void)t;
 	return NULL;
 #endif
 }

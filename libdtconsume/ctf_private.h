@@ -28,9 +28,12 @@
  * Open CTF bytes (as ctf_write_mem writes them) as a dictionary.  The
  * bytes must stay valid and unchanged while the dictionary lives.
  * Returns NULL with a lower-case reason in why (no trailing period).
+ * A dictionary that opens but holds a type no compiler writes (an integer
+ * wider than its bytes) gets the first such in note (else note[0] is
+ * NUL): it prints as libdtrace prints it, and the reader says so.
  */
 ctf_dict_t *dtcp_ctf_open(const uint8_t *data, size_t size, char *why,
-    size_t whylen);
+    size_t whylen, char *note, size_t notelen);
 
 /*
  * Append to out exactly what dtrace-utils' dt_print_type() prints for a

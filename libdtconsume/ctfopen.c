@@ -74,6 +74,8 @@ struct scan {
 	uint16_t *depth;       /* longest chain from id, in types */
 	char *why;
 	size_t whylen;
+	char *note;            /* the first odd type, for the reader */
+	size_t notelen;
 };
 
 static int
@@ -352,6 +354,17 @@ scan_records(struct scan *s)
 			return fail(s, "type %u: fewer than %zu bytes from its "
 			    "record to the end of the dictionary", id,
 			    sizeof(ctf_type_t));
+		/* an integer wider than its bytes (65535 bits in an int)
+		 * opens and prints, as libdtrace prints it ("?(N bit
+		 * value)"); it is what no compiler writes: noted */
+		if (kind == CTF_K_INTEGER && s->notelen > 0 &&
+		    s->note[0] == '\0' &&
+		    CTF_INT_BITS(rd32(s, off + STYPE_SIZE)) >
+		    (uint64_t)csize * 8)
+			snprintf(s->note, s->notelen, "type %u is an integer "
+			    "of %u bits in %u bytes", id,
+			    (unsigned)CTF_INT_BITS(rd32(s, off + STYPE_SIZE)),
+			    csize);
 		s->toff[id] = (uint32_t)off;
 		off += STYPE_SIZE + (uint64_t)vb;
 	}
@@ -747,7 +760,8 @@ cross_check(struct scan *s, ctf_dict_t *fp)
 }
 
 ctf_dict_t *
-dtcp_ctf_open(const uint8_t *data, size_t size, char *why, size_t whylen)
+dtcp_ctf_open(const uint8_t *data, size_t size, char *why, size_t whylen,
+    char *note, size_t notelen)
 {
 	struct scan s;
 	uint8_t *copy = NULL;
@@ -757,6 +771,10 @@ dtcp_ctf_open(const uint8_t *data, size_t size, char *why, size_t whylen)
 	memset(&s, 0, sizeof(s));
 	s.why = why;
 	s.whylen = whylen;
+	s.note = note;
+	s.notelen = notelen;
+	if (notelen > 0)
+		note[0] = '\0';
 	if (check_header(&s, data, size) == 0 &&
 	    load_sections(&s, data, size, &copy) == 0 &&
 	    check_types(&s) == 0) {

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "dtconsume.h"
 
@@ -38,6 +39,43 @@ void dtcp_error_set(dtc_error *err, int code, const char *source,
     __attribute__((format(printf, 7, 8)));
 void dtcp_error_vset(dtc_error *err, int code, const char *source,
     long long item, long long offset, int cpu, const char *fmt, va_list ap);
+
+/* ------------------------------------------------------------------ */
+/* zsource.c: the zstd frame layer (dtsnap(5), COMPRESSION)            */
+/* ------------------------------------------------------------------ */
+
+/* The largest window a reader accepts, and the window writers use. */
+#define DTCP_ZSTD_WINDOWLOG_MAX 23
+/* A writer ends its frame at the first item boundary past this. */
+#define DTCP_ZSTD_FRAME_BYTES   ((size_t)1 << 20)
+
+typedef struct dtcp_zsource dtcp_zsource;
+
+enum { DTCP_ZS_DATA, DTCP_ZS_EOF, DTCP_ZS_DAMAGE, DTCP_ZS_IOERR,
+    DTCP_ZS_NOMEM };
+
+/* True when p[0, n) starts a zstd frame (the reader's sniffing). */
+int dtcp_zsource_is_frame(const void *p, size_t n);
+/* From fd (prefix: bytes already read from it), or, fd -1, from
+ * mem[0, memlen) (not copied).  NULL: out of memory. */
+dtcp_zsource *dtcp_zsource_new(int fd, const void *mem, size_t memlen,
+    const void *prefix, size_t nprefix);
+/* Up to want decompressed bytes; 0 at the end; -1 with *status:
+ * DTCP_ZS_DAMAGE (take it with dtcp_zsource_damage, then read on),
+ * DTCP_ZS_IOERR (dtcp_zsource_ioerror), DTCP_ZS_NOMEM. */
+ssize_t dtcp_zsource_read(dtcp_zsource *z, void *buf, size_t want,
+    int *status);
+/* The damage last met: 1 and its text and compressed offset, else 0. */
+int dtcp_zsource_damage(dtcp_zsource *z, char *msg, size_t len,
+    long long *offset);
+const char *dtcp_zsource_ioerror(const dtcp_zsource *z);
+void dtcp_zsource_free(dtcp_zsource *z);
+
+/* writer.c for dtsnap convert: a writer without a header item (level 0:
+ * not compressed) and one already encoded item through it. */
+dtc_writer *dtcp_writer_raw(FILE *out, int level, dtc_error *err);
+int dtcp_writer_put_item(dtc_writer *w, const void *p, size_t n,
+    dtc_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Byte order                                                          */
@@ -163,6 +201,12 @@ void dtcp_container_close(dtcp_container *c);
 const char *dtcp_container_source(const dtcp_container *c);
 /* 1 when item bytes stay valid until close (memory input only). */
 int dtcp_container_stable(const dtcp_container *c);
+/* File and stream input: the read buffer, holding the item just returned,
+ * becomes the caller's (free()d by it; *cap its size), so that the item's
+ * bytes are not copied; spare (the caller's, freed if unused) or a new
+ * buffer takes its place.  NULL for memory input (stable) or no memory. */
+uint8_t *dtcp_container_hand_over(dtcp_container *c, uint8_t *spare,
+    size_t spare_cap, size_t *cap);
 /* Nothing of the items before the last one returned is needed any more.
  * (Nothing to give back since files are read, not mapped.) */
 void dtcp_container_release(dtcp_container *c);
@@ -347,6 +391,10 @@ int dtcp_ctf_add_item(dtcp_meta *m, const dtcp_container *c,
  * libctf; *why then says which (a static string). */
 const dtc_ctype *dtcp_ctf_type(dtcp_meta *m, const char *module,
     uint64_t id, const char **why);
+/* The first time it is asked for a type of a dictionary that holds a
+ * type no compiler writes: what that is (else NULL); it prints as
+ * libdtrace prints it, and the reader says so once per ctf item. */
+const char *dtcp_ctf_note(const dtc_ctype *t);
 void dtcp_ctf_free(dtcp_meta *m);
 /* For dtsnap info: the i-th ctf item in file order (-1 past the end):
  * its module, size in bytes and id pairs (ids NULL: the same ids; then
@@ -447,6 +495,9 @@ int dtcp_v2_add_item(dtcp_meta *m, const dtcp_container *c,
  * of memory (*nomem set). */
 const dtc_eprobedesc *dtcp_v2_eprobe(dtcp_meta *m, uint32_t prid,
     uint32_t stid, int *nomem);
+/* 1 the first time it is asked about ep (one of dtcp_v2_eprobe's),
+ * whose probe no probe item describes: the walker reports it once. */
+int dtcp_v2_tell_noprobe(dtcp_meta *m, const dtc_eprobedesc *ep);
 /* An aggsnap item as the legacy entries the aggregation engine reads,
  * oldest first, into *buf (grown as needed; the caller frees it). */
 int dtcp_v2_aggsnap(const dtcp_meta *m, const dtcp_container *c,
@@ -508,6 +559,10 @@ void dtcp_walker_free(dtcp_walker *w);
  */
 void dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data,
     uint32_t size, int swap, dtc_value *v);
+
+/* A dtrace-v2 record dtrace-utils prints as a C string (by reference,
+ * 1-aligned): dtc_record_string's rule, for batch.c's columns. */
+int dtcp_v2_string(const dtc_recdesc *rd);
 
 /* dtcp_value_init sets each field by name: a new last field of dtc_value
  * must be added there too. */

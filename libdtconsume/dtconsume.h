@@ -244,7 +244,8 @@ typedef struct dtc_value {
 	int swapped;          /* 1: data is in the other byte order than this host */
 	uint64_t u;           /* INT: value zero-extended; EXIT: status */
 	int64_t i;            /* INT: value sign-extended */
-	uint64_t pid;         /* USTACK, USYM, UMOD, UADDR */
+	uint64_t pid;         /* USTACK, USYM, UMOD, UADDR: the record's pid_t
+	                       * (its process word's low 32 bits) */
 	uint64_t addr;        /* SYM, MOD, USYM, UMOD, UADDR */
 	uint32_t nframes;     /* STACK, USTACK: frames recorded (depth) */
 	uint32_t pcsize;      /* STACK: 4 or 8; USTACK: 8 */
@@ -321,6 +322,12 @@ uint64_t dtc_value_pc(const dtc_value *v, uint32_t i);
  */
 int dtc_value_string(const dtc_value *v, size_t *len);
 int dtc_bytes_string(const void *p, size_t n, size_t *len);
+/*
+ * The same question for a record of r's capture, by its flavor's printer:
+ * legacy as dtc_value_string; dtrace-v2 (dtrace-utils) a string up to its
+ * first NUL when the record is by reference and 1-aligned, bytes else.
+ */
+int dtc_record_string(const dtc_reader *r, const dtc_value *v, size_t *len);
 
 /*
  * A TYPED value as dtrace(1) prints print() in the capture's flavor
@@ -805,6 +812,14 @@ typedef struct dtc_writer_buf {
 /* out: a stdio stream the caller opened; nothing is closed by the writer. */
 dtc_writer *dtc_writer_new(FILE *out, const dtc_writer_header *h,
     dtc_error *err);
+/* The same, compressed with zstd at level 1..DTC_ZSTD_LEVEL_MAX in
+ * independent frames (0: not compressed).  See dtsnap(5), COMPRESSION. */
+#define DTC_ZSTD_LEVEL_MAX 19
+dtc_writer *dtc_writer_new_zstd(FILE *out, const dtc_writer_header *h,
+    int level, dtc_error *err);
+/* Ends the current zstd frame (if compressing) and flushes out: every
+ * item written so far can then be read even if nothing more ever is. */
+int dtc_writer_flush(dtc_writer *w, dtc_error *err);
 int dtc_writer_add_probe(dtc_writer *w, const dtc_probedesc *p, dtc_error *err);
 int dtc_writer_add_eprobe(dtc_writer *w, const dtc_eprobedesc *ep,
     dtc_error *err);

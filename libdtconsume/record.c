@@ -46,7 +46,10 @@ dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data, uint32_t size,
 			v->nframes = 0;
 			break;
 		}
-		v->pid = dtcp_ld64(data, swap);
+		/* libdtrace takes the word as a pid_t: dtrace-utils' holds
+		 * the tgid in both halves (its mask of the upper half is
+		 * sign-extended to none), so only the low 32 bits are the pid */
+		v->pid = (uint32_t)dtcp_ld64(data, swap);
 		/* never trust depth/strsize beyond what the record holds */
 		if (((uint64_t)depth + 1) * 8 > size)
 			depth = size / 8 - 1;
@@ -69,7 +72,7 @@ dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data, uint32_t size,
 		v->kind = rd->action == DTC_ACT_USYM ? DTC_V_USYM :
 		    rd->action == DTC_ACT_UMOD ? DTC_V_UMOD : DTC_V_UADDR;
 		if (size >= 16) {
-			v->pid = dtcp_ld64(data, swap);
+			v->pid = (uint32_t)dtcp_ld64(data, swap); /* as ustack */
 			v->addr = dtcp_ld64(data + 8, swap);
 		}
 		break;
@@ -167,4 +170,41 @@ dtc_value_string(const dtc_value *v, size_t *len)
 	if (v == NULL || (v->kind != DTC_V_BYTES && v->kind != DTC_V_OTHER))
 		return 0;
 	return dtc_bytes_string(v->data, v->size, len);
+}
+
+/* dtrace-utils' dt_print_trace flag of a by-reference record (dt_impl.h
+ * DT_NF_REF), which v2.c keeps in dtrd_arg */
+#define V2_NF_REF 0x04
+
+/* trace(): dt_print_trace's test; a printf() argument: the record of a
+ * string, the only 1-aligned one dt_cg_store_val makes with data */
+int
+dtcp_v2_string(const dtc_recdesc *rd)
+{
+	if (rd == NULL)
+		return 0;
+	if (rd->action == DTC_ACT_DIFEXPR)
+		return rd->arg == V2_NF_REF && rd->alignment <= 1;
+	return rd->alignment == 1;
+}
+
+/*
+ * dtrace-utils prints a by-reference record of alignment 1 as a C string
+ * (up to its NUL, no printable test): copyinstr() leaves whatever the
+ * buffer held after the NUL, which the legacy rule would call bytes.
+ */
+int
+dtc_record_string(const dtc_reader *r, const dtc_value *v, size_t *len)
+{
+	const dtc_header *h;
+
+	if (v == NULL || (v->kind != DTC_V_BYTES && v->kind != DTC_V_OTHER))
+		return 0;
+	h = r != NULL ? dtc_reader_header(r) : NULL;
+	if (h == NULL || !h->v2)
+		return dtc_bytes_string(v->data, v->size, len);
+	if (!dtcp_v2_string(v->rd))
+		return 0;
+	*len = v->size > 0 ? strnlen((const char *)v->data, v->size) : 0;
+	return 1;
 }

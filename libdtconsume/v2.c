@@ -33,6 +33,7 @@
 typedef struct v2probe {
 	uint32_t prid;
 	dtcp_eprobe *ep;
+	int told;               /* "no probe item" reported */
 } v2probe;
 
 typedef struct dtcp_v2stmt {
@@ -103,6 +104,29 @@ get_u32(const dtcp_container *c, const dtcp_item *it, const dtcp_node *map,
 	return DTC_OK;
 }
 
+/*
+ * Whether dtrace-utils defines action a (include/dtrace/actions_defines.h:
+ * 0-8, then the classes 0x01-0x07 by their members).  An action it does
+ * not define is printed by dt_consume_one_probe's fallback,
+ * dt_print_trace, as trace() data; the decoder does the same (record.c
+ * takes it as data by its size), and says so, since no real statement
+ * has one.
+ */
+static int
+v2_known_action(uint16_t a)
+{
+	switch (a & 0xff00) {
+	case 0x0000: return a <= V2_ACT_PRINT;
+	case 0x0100: return a >= 0x0101 && a <= 0x0105;
+	case 0x0200: return a >= 0x0201 && a <= 0x0204;
+	case 0x0400: return a >= 0x0401 && a <= 0x0403;
+	case 0x0500: return a >= 0x0501 && a <= 0x0503;
+	case 0x0600: return a >= 0x0601 && a <= 0x0603;
+	case 0x0700: return 1;
+	default: return 0;
+	}
+}
+
 static uint16_t
 map_action(uint16_t a)
 {
@@ -162,6 +186,11 @@ load_stmt(dtcp_meta *m, const dtcp_container *c, const dtcp_item *it,
 	for (i = 0; i < s->nrecs; i++) {
 		dtc_recdesc *r = &s->recs[i];
 
+		if (!v2_known_action(r->action) && rc == DTC_OK)
+			rc = bad(c, it, map, err, DTC_E_BADRECDESC, "statement "
+			    "%u: record %u has action %u, which DTrace v2 does "
+			    "not define; shown as trace() data, as dtrace "
+			    "prints it", s->id, i, r->action);
 		r->action = map_action(r->action);
 		/* the records of one printa() share their arg (legacy: uarg) */
 		if (r->action == DTC_ACT_PRINTA)
@@ -363,11 +392,28 @@ dtcp_v2_eprobe(dtcp_meta *m, uint32_t prid, uint32_t stid, int *nomem_p)
 	}
 	s->eps[s->neps].prid = prid;
 	s->eps[s->neps].ep = e;
+	s->eps[s->neps].told = 0;
 	s->neps++;
 	return &e->d;
 nomem:
 	*nomem_p = 1;
 	return NULL;
+}
+
+int
+dtcp_v2_tell_noprobe(dtcp_meta *m, const dtc_eprobedesc *ep)
+{
+	dtcp_v2stmt *s = dtcp_idmap_get(&m->stmts, ep->epid);
+	size_t i;
+
+	for (i = 0; s != NULL && i < s->neps; i++)
+		if (&s->eps[i].ep->d == ep) {
+			if (s->eps[i].told)
+				return 0;
+			s->eps[i].told = 1;
+			return 1;
+		}
+	return 0;
 }
 
 /* ------------------------------------------------------------ aggsnap */

@@ -161,6 +161,18 @@ next_v2(dtcp_walker *w, dtcp_walkrec *rec, dtc_error *err)
 			w->pos += len;
 			return DTC_WARN;
 		}
+		/* the recorder writes every probe it enabled: a record of
+		 * one it did not describe decodes, with a notice once per
+		 * (probe, statement) and the record next (pos unchanged) */
+		if (ep->probe == NULL && err != NULL &&
+		    dtcp_v2_tell_noprobe(w->meta, ep)) {
+			dtcp_error_set(err, DTC_E_BADVALUE, w->source, w->item,
+			    (long long)(w->file_offset + w->pos), w->cpu,
+			    "record of statement %u names probe %u, which no "
+			    "probe item describes; decoded without its names",
+			    stid, prid);
+			return DTC_WARN;
+		}
 		break;
 	}
 	rec->offset = w->pos;

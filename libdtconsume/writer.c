@@ -12,6 +12,13 @@
  * kind, so "t" must stay first, and right after it the number is in an
  * item's first bytes even when the rest of the item is lost.
  *
+ * Compression (dtc_writer_new_zstd; dtsnap(5), COMPRESSION): the same
+ * bytes go through libzstd's streaming compressor, and a frame is ended
+ * (ZSTD_e_end) only between items: once DTCP_ZSTD_FRAME_BYTES of items
+ * went into it, at dtc_writer_flush and at the end.  Every frame then
+ * decodes to whole items on its own, which is what lets a reader keep
+ * everything but a damaged frame.
+ *
  * Errors: misuse (a NULL description, a call out of order) gives
  * DTC_FAILED and writes nothing; a failed write or allocation gives
  * DTC_FATAL and every later call fails the same way, because the stream
@@ -26,6 +33,7 @@
 #include <strings.h>
 
 #include <cbor.h>
+#include <zstd.h>
 
 #include "dtc_private.h"
 
@@ -66,6 +74,11 @@ struct dtc_writer {
 	bool v2;             /* flavor "dtrace-v2" */
 	bool in_aggsnap;
 	size_t snap_want, snap_have;
+	/* compression: the context, its output buffer, bytes in the frame */
+	ZSTD_CCtx *zc;
+	uint8_t *zout;
+	size_t zcap;
+	uint64_t zframe;
 };
 
 /* ------------------------------------------------------------------ */
@@ -190,10 +203,52 @@ e_array(dtc_writer *w, size_t n)
 }
 
 static void
+raw_put(dtc_writer *w, const void *p, size_t n, uint64_t off,
+    dtc_error *err)
+{
+	if (fwrite(p, 1, n, w->out) != n || ferror(w->out))
+		die(w, err, DTC_E_IO, "write failed at byte %llu: %s",
+		    (unsigned long long)off, strerror(errno));
+}
+
+/* Compress n bytes; mode ZSTD_e_end also ends the frame. */
+static void
+zput(dtc_writer *w, const void *p, size_t n, ZSTD_EndDirective mode,
+    dtc_error *err)
+{
+	ZSTD_inBuffer ib = { p, n, 0 };
+	ZSTD_outBuffer ob;
+	size_t left;
+
+	do {
+		ob.dst = w->zout;
+		ob.size = w->zcap;
+		ob.pos = 0;
+		left = ZSTD_compressStream2(w->zc, &ob, &ib, mode);
+		if (ZSTD_isError(left)) {
+			die(w, err, DTC_E_INTERNAL, "zstd: %s",
+			    ZSTD_getErrorName(left));
+			return;
+		}
+		if (ob.pos > 0)
+			raw_put(w, w->zout, ob.pos, w->off, err);
+		if (w->dead)
+			return;
+	} while (mode == ZSTD_e_end ? left != 0 : ib.pos < ib.size);
+	w->zframe = mode == ZSTD_e_end ? 0 : w->zframe + n;
+}
+
+static void
 put(dtc_writer *w, const void *p, size_t n, dtc_error *err)
 {
 	if (w->dead || n == 0)
 		return;
+	if (w->zc != NULL) {
+		zput(w, p, n, ZSTD_e_continue, err);
+		if (!w->dead)
+			w->off += n;
+		return;
+	}
 	if (fwrite(p, 1, n, w->out) != n || ferror(w->out)) {
 		die(w, err, DTC_E_IO, "write failed at byte %llu: %s",
 		    (unsigned long long)w->off, strerror(errno));
@@ -291,12 +346,23 @@ begin(dtc_writer *w, const char *kind, size_t nkeys, dtc_error *err)
 	return DTC_OK;
 }
 
+/* Compression: end the frame (between items only). */
+static int
+end_frame(dtc_writer *w, dtc_error *err)
+{
+	if (w->zc != NULL && !w->dead && w->zframe > 0)
+		zput(w, NULL, 0, ZSTD_e_end, err);
+	return w->dead ? DTC_FATAL : DTC_OK;
+}
+
 static int
 finish(dtc_writer *w, dtc_error *err)
 {
 	if (flush(w, err) != DTC_OK)
 		return DTC_FATAL;
 	w->nitems++;
+	if (w->zframe >= DTCP_ZSTD_FRAME_BYTES)
+		return end_frame(w, err);
 	return DTC_OK;
 }
 
@@ -376,6 +442,45 @@ default_act_base(const char *os)
 dtc_writer *
 dtc_writer_new(FILE *out, const dtc_writer_header *h, dtc_error *err)
 {
+	return dtc_writer_new_zstd(out, h, 0, err);
+}
+
+/*
+ * Levels above DTC_ZSTD_LEVEL_MAX would ask for a window larger than a
+ * reader accepts (DTCP_ZSTD_WINDOWLOG_MAX): with a frame of about 1 MiB
+ * they would gain nothing anyway.
+ */
+static int
+zstart(dtc_writer *w, int level, dtc_error *err)
+{
+	if (level < 0 || level > DTC_ZSTD_LEVEL_MAX) {
+		misuse(NULL, err, "zstd compression level %d is not in 1..%d",
+		    level, DTC_ZSTD_LEVEL_MAX);
+		return -1;
+	}
+	if (level == 0)
+		return 0;
+	w->zcap = ZSTD_CStreamOutSize();
+	if ((w->zc = ZSTD_createCCtx()) == NULL ||
+	    (w->zout = malloc(w->zcap)) == NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1,
+		    "out of memory");
+		return -1;
+	}
+	if (ZSTD_isError(ZSTD_CCtx_setParameter(w->zc,
+	    ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(w->zc, ZSTD_c_checksumFlag,
+	    1))) {
+		misuse(NULL, err, "zstd refused compression level %d", level);
+		return -1;
+	}
+	return 0;
+}
+
+dtc_writer *
+dtc_writer_new_zstd(FILE *out, const dtc_writer_header *h, int level,
+    dtc_error *err)
+{
 	dtc_writer *w;
 	char producer[64];
 
@@ -391,11 +496,15 @@ dtc_writer_new(FILE *out, const dtc_writer_header *h, dtc_error *err)
 		return NULL;
 	}
 	w->out = out;
+	if (zstart(w, level, err) != 0) {
+		dtc_writer_free(w);
+		return NULL;
+	}
 	if (h->flavor != NULL && strcmp(h->flavor, "legacy") != 0) {
 		if (strcmp(h->flavor, "dtrace-v2") != 0) {
 			misuse(NULL, err, "unknown capture flavor '%s'",
 			    h->flavor);
-			free(w);
+			dtc_writer_free(w);
 			return NULL;
 		}
 		w->v2 = true;
@@ -967,7 +1076,8 @@ dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err)
 		return misuse(w, err, "no writer");
 	if ((rc = begin(w, "end", 1, err)) == DTC_OK) {
 		e_key_int(w, "exit_status", exit_status);
-		rc = finish(w, err);
+		if ((rc = finish(w, err)) == DTC_OK)
+			rc = end_frame(w, err);
 	}
 	/*
 	 * A full disk often shows only when stdio's buffer goes out, and
@@ -990,8 +1100,68 @@ dtc_writer_free(dtc_writer *w)
 	/* options already added belong to the capture, even a cut one */
 	if (w->nopts > 0 && !w->dead && !w->in_ksyms && !w->in_aggsnap)
 		(void)write_options(w, NULL);
+	/* a frame left open would lose every item in it */
+	if (!w->in_ksyms && !w->in_aggsnap)
+		(void)end_frame(w, NULL);
 	free_options(w);
+	ZSTD_freeCCtx(w->zc);
+	free(w->zout);
 	free(w->opts);
 	free(w->enc);
 	free(w);
+}
+
+int
+dtc_writer_flush(dtc_writer *w, dtc_error *err)
+{
+	if (w == NULL)
+		return misuse(w, err, "no writer");
+	if (w->dead)
+		return die(w, err, w->fatal.code, NULL);
+	if (w->in_ksyms || w->in_aggsnap)
+		return misuse(w, err, "flush inside the %s item",
+		    w->in_ksyms ? "ksyms" : "aggsnap");
+	if (end_frame(w, err) != DTC_OK)
+		return DTC_FATAL;
+	if (fflush(w->out) != 0 || ferror(w->out))
+		return die(w, err, DTC_E_IO, "write failed flushing the "
+		    "capture: %s", strerror(errno));
+	return DTC_OK;
+}
+
+/*
+ * dtsnap convert: items already encoded (a capture's own bytes) written
+ * as they are, through the same framing.  No header item is written.
+ */
+dtc_writer *
+dtcp_writer_raw(FILE *out, int level, dtc_error *err)
+{
+	dtc_writer *w;
+
+	dtc_error_clear(err);
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1,
+		    "out of memory");
+		return NULL;
+	}
+	w->out = out;
+	if (zstart(w, level, err) != 0) {
+		dtc_writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
+int
+dtcp_writer_put_item(dtc_writer *w, const void *p, size_t n, dtc_error *err)
+{
+	if (w->dead)
+		return die(w, err, w->fatal.code, NULL);
+	put(w, p, n, err);
+	if (w->dead)
+		return DTC_FATAL;
+	w->nitems++;
+	if (w->zframe >= DTCP_ZSTD_FRAME_BYTES)
+		return end_frame(w, err);
+	return DTC_OK;
 }

@@ -50,6 +50,27 @@ same "--folded-key 2" "$T/user-key2.expected" \
     "$DTCONSUME" -f folded --folded-key 2 "$U"
 same "--folded-key=3,1" "$T/user-key31.expected" \
     "$DTCONSUME" -f folded --folded-key=3,1 "$U"
+same "--strip-offsets: frames without +0x..." "$T/kernel-strip.expected" \
+    "$DTCONSUME" -f folded --strip-offsets "$K"
+same "--agg k: @k alone, no records" "$T/kernel-agg-k.expected" \
+    "$DTCONSUME" -f folded --agg k "$K"
+same "--agg @s: @s alone, no records" "$T/kernel-agg-s.expected" \
+    "$DTCONSUME" -f folded --agg @s "$K"
+# an aggregation the captures do not print: said, and no line
+"$DTCONSUME" -f folded --agg nosuch "$K" >"$work/out" 2>"$work/err"
+rc=$?
+if [ $rc -eq 0 ] && [ ! -s "$work/out" ] &&
+    [ "$(cat "$work/err")" = "dtconsume: no aggregation @nosuch was printed in the captures" ]
+then
+	ok "--agg nosuch: said on stderr, no line"
+else
+	not_ok "--agg nosuch" "exit $rc" "$(cat "$work/err")"
+fi
+"$DTCONSUME" --agg k "$K" >/dev/null 2>"$work/err"
+rc=$?
+[ $rc -eq 2 ] && grep -q "^dtconsume: --agg goes with -f folded" "$work/err" &&
+    ok "--agg without -f folded: a usage error" ||
+    not_ok "--agg without -f folded" "exit $rc" "$(cat "$work/err")"
 same "real capture: ustack_v2" "$T/ustack_v2.expected" \
     "$DTCONSUME" -f folded "$top_srcdir/testdata/live/captures/ustack_v2/cap.dtsnap"
 

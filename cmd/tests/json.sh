@@ -60,6 +60,18 @@ for chk in "$top_srcdir"/testdata/valid/*/checks.jq; do
 		fail=$((fail + 1))
 	fi
 done
+# A DTrace v2 ustack/usym record's process word holds the tgid in both
+# halves: every "pid" of the live ustack capture is the pid of its proc
+# items, as `dtsnap dump` shows them (not (pid<<32)|pid).
+cap="$top_srcdir/testdata/live/captures/ustack_v2/cap.dtsnap"
+want=$("$DTSNAP" dump "$cap" | sed -n 's/.* proc pid=\([0-9]*\),.*/\1/p' | sort -u)
+got=$("$DT2JSON" "$cap" 2>/dev/null | "$JQ" -r '.. | objects | .pid? // empty' | sort | uniq -c | sed 's/^ *//')
+if [ -n "$want" ] && [ "$got" = "15 $want" ]; then
+	echo "PASS ustack_v2: each of the 15 pids is the proc item's $want"
+else
+	echo "FAIL ustack_v2: pids [$got], the proc items' [$want]"
+	fail=$((fail + 1))
+fi
 echo "$((n - fail))/$n fixtures: JSON parses with jq and CBOR equals JSON"
 [ $n -gt 0 ] || exit 77
 [ $fail -eq 0 ]

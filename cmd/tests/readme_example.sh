@@ -76,6 +76,36 @@ if command -v "$JQ" >/dev/null 2>&1; then
 	*) not_ok "the selection is the read firings" "$n, count '$got'" ;;
 	esac
 fi
+# A static link as users make one: the archive alone in its libdir (so
+# that -ldtconsume finds no shared library) and what `pkg-config --static`
+# says it needs beside it (the built libdtconsume.pc, pointed there).
+: "${PKG_CONFIG:=pkg-config}"
+if ! command -v "$PKG_CONFIG" >/dev/null 2>&1; then
+	echo "# SKIP static link: no $PKG_CONFIG"
+elif [ ! -f "$B/.libs/libdtconsume.a" ]; then
+	echo "# SKIP static link: no libdtconsume.a (configure --disable-static?)"
+elif [ -n "$san" ]; then
+	echo "# SKIP static link: a sanitizer build"
+else
+	mkdir -p "$work/pc" "$work/lib"
+	cp "$B/.libs/libdtconsume.a" "$work/lib/"
+	sed -e "s|^libdir=.*|libdir=$work/lib|" \
+	    -e "s|^includedir=.*|includedir=$top_srcdir/libdtconsume|" \
+	    "$B/libdtconsume/libdtconsume.pc" >"$work/pc/libdtconsume.pc"
+	flags=$(PKG_CONFIG_PATH="$work/pc${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" \
+	    "$PKG_CONFIG" --static --cflags --libs libdtconsume)
+	# shellcheck disable=SC2086
+	if (cd "$work" && $CC -o count-static count.c $flags) \
+	    >"$work/cc.out" 2>&1; then
+		got=$("$work/count-static" "$SAMPLE" 2>"$work/err")
+		want=$(totals)
+		[ "$got" = "$want" ] && ok "static link with pkg-config --static: $got" ||
+		    not_ok "the static program counts" "got '$got', want '$want'"
+	else
+		not_ok "static link with pkg-config --static ($flags)" \
+		    "$(grep -m 3 'undefined\|error' "$work/cc.out")"
+	fi
+fi
 got=$(count "$SAMPLE" 'a:b:c:d:e')
 rc=$?
 grep -q "more than four fields" "$work/err" && [ $rc = 1 ] &&

@@ -46,6 +46,35 @@ fi
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/record_tee.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
+# dtsnap info lists every probe the script enabled, fired or not: the
+# recorder writes a probe item for each at the start (BEGIN fires, the
+# hourly tick and a predicate that is never true do not).
+cat >"$tmp/enabled.d" <<'EOF'
+#pragma D option quiet
+BEGIN { printf("hi\n"); exit(0); }
+profile:::tick-1h { trace(1); }
+syscall::openat:entry /0/ { trace(2); }
+EOF
+if timeout -k 10 -s INT 60 "$DTSNAP" record -o "$tmp/en.dtsnap" \
+    -s "$tmp/enabled.d" >/dev/null 2>"$tmp/en.err"; then
+	"$DTSNAP" info "$tmp/en.dtsnap" | awk '
+	    /^ +ID +PROVIDER/ { on = 1; next }
+	    on && NF == 0 { on = 0 }
+	    on && NF == 5 { print $2 ":" $3 ":" $4 ":" $5 }
+	    on && NF == 3 { print $2 "::" $3 }' | sort >"$tmp/en.got"
+	# (by name: the table is in probe id order, which varies by host)
+	printf '%s\n' dtrace::BEGIN profile::tick-1h \
+	    syscall:vmlinux:openat:entry >"$tmp/en.want"
+	if cmp -s "$tmp/en.want" "$tmp/en.got"; then
+		ok "dtsnap info lists the probes that never fired"
+	else
+		not_ok "dtsnap info lists every enabled probe" \
+		    "$(diff "$tmp/en.want" "$tmp/en.got")"
+	fi
+else
+	not_ok "record enabled.d" "$(cat "$tmp/en.err")"
+fi
+
 # Our own scripts: one per kind of thing the tee must reproduce.
 cat >"$tmp/trace.d" <<'EOF'
 BEGIN { trace(1); trace("two"); exit(0) }

@@ -169,7 +169,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(dict, data, size);
 	why[0] = '\0';
-	if ((fp = dtcp_ctf_open(dict, size, why, sizeof(why))) == NULL) {
+	if ((fp = dtcp_ctf_open(dict, size, why, sizeof(why), NULL, 0)) == NULL) {
 		if (why[0] == '\0')
 			abort();
 		free(dict);

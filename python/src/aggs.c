@@ -732,6 +732,44 @@ open_kept(PyObject *data, msrc *s, dtc_aggmerge **mp)
 }
 
 /*
+ * The text emitter stopped (dtrace's "failed to print aggregations: WHY"
+ * on its message stream, as dtconsume prints it): a DecodeError naming
+ * the aggregations' source and the reason, as dtconsume reports it.
+ */
+static void
+agg_text_failed(const dtc_reader *r, const char *ebuf, size_t elen)
+{
+	const char *why = "the aggregations could not be printed", *p, *e;
+	size_t n;
+	dtc_error err;
+	PyObject *ex;
+
+	dtc_error_clear(&err);
+	err.code = DTC_E_BADAGG;
+	snprintf(err.source, sizeof(err.source), "%s",
+	    dtc_reader_source(r) != NULL ? dtc_reader_source(r) : "");
+	/* the last "dtrace: " line the emitter wrote, without that word */
+	n = ebuf != NULL ? strnlen(ebuf, elen) : 0;
+	while (n > 0 && ebuf[n - 1] == '\n')
+		n--;
+	for (p = ebuf + n; p > ebuf && p[-1] != '\n'; p--)
+		continue;
+	e = ebuf + n;
+	if (n > 0 && (size_t)(e - p) > 8 && strncmp(p, "dtrace: ", 8) == 0) {
+		p += 8;
+		if (strstr(p, "does not match statement") != NULL)
+			err.code = DTC_E_DMISMATCH;
+		snprintf(err.text, sizeof(err.text), "%.*s", (int)(e - p), p);
+	} else {
+		snprintf(err.text, sizeof(err.text), "%s", why);
+	}
+	if ((ex = ext_error_object(&err)) != NULL) {
+		PyErr_SetObject(ext_DecodeError, ex);
+		Py_DECREF(ex);
+	}
+}
+
+/*
  * text(data) -> str: the aggregations as dtconsume prints them after the
  * end of the run (formats/text.c, as for --merge-aggs).  The emitter
  * writes the newline that ends a run before the first aggregation; that
@@ -779,7 +817,8 @@ text(PyObject *mod, PyObject *data)
 	while (rc == 0 && dtc_aggmerge_next(m, &ev) == DTC_OK)
 		rc = em->handler.agg(ev, st);
 	if (em->destroy(st) != 0 || rc != 0) {
-		PyErr_SetString(PyExc_RuntimeError, "the text output failed");
+		fflush(errf);   /* ebuf and elen are set at a flush */
+		agg_text_failed(s.r, ebuf, elen);
 		goto done;
 	}
 	fflush(out);

@@ -194,17 +194,36 @@ action_name(uint16_t a)
 	}
 }
 
+/* Capture text as the events give it (pyout.c): UTF-8, else Latin-1 (a
+ * damaged format or header item holds any bytes), None for NULL; a new
+ * reference for Py_BuildValue's N. */
+static PyObject *
+captext(const char *s)
+{
+	PyObject *v;
+
+	if (s == NULL)
+		Py_RETURN_NONE;
+	if ((v = PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), NULL)) ==
+	    NULL) {
+		PyErr_Clear();
+		v = PyUnicode_DecodeLatin1(s, (Py_ssize_t)strlen(s), NULL);
+	}
+	return v;
+}
+
 static PyObject *
 header_dict(const dtc_header *h)
 {
 	if (h == NULL)
 		Py_RETURN_NONE;
-	return Py_BuildValue("{s:(ii),s:s,s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:s}",
+	return Py_BuildValue("{s:(ii),s:s,s:s,s:N,s:N,s:N,s:N,s:I,s:I,s:s}",
 	    "version", h->version_major, h->version_minor,
 	    "byteorder", h->big_endian ? "big" : "little",
 	    "model", h->ilp32 ? "ILP32" : "LP64",
-	    "os", h->os, "release", h->release, "host", h->host,
-	    "producer", h->producer, "ncpu", h->ncpu,
+	    "os", captext(h->os), "release", captext(h->release),
+	    "host", captext(h->host), "producer", captext(h->producer),
+	    "ncpu", h->ncpu,
 	    "dt_act_base", h->dt_act_base, "flavor", h->flavor);
 }
 
@@ -217,15 +236,15 @@ column_dict(const dtc_column *c, size_t nrows)
 	const char *fmt = c->fmt != NULL ? dtc_format_string(c->fmt) : NULL;
 
 	if (c->kind == DTC_COL_INT)
-		return Py_BuildValue("{s:s,s:I,s:s,s:I,s:z,s:I,s:N}",
+		return Py_BuildValue("{s:s,s:I,s:s,s:I,s:N,s:I,s:N}",
 		    "kind", "int", "recindex", c->recindex,
 		    "action", action_name(c->action), "size", c->size,
-		    "format", fmt, "argindex", c->argindex,
+		    "format", captext(fmt), "argindex", c->argindex,
 		    "values", BYTES(c->i, nrows * sizeof(int64_t)));
-	return Py_BuildValue("{s:s,s:I,s:s,s:I,s:z,s:I,s:N,s:N,s:N}",
+	return Py_BuildValue("{s:s,s:I,s:s,s:I,s:N,s:I,s:N,s:N,s:N}",
 	    "kind", "bytes", "recindex", c->recindex,
 	    "action", action_name(c->action), "size", c->size,
-	    "format", fmt, "argindex", c->argindex,
+	    "format", captext(fmt), "argindex", c->argindex,
 	    "offsets", BYTES(c->off, (nrows + 1) * sizeof(uint64_t)),
 	    "data", BYTES(c->bytes, c->nbytes),
 	    "isstr", BYTES(c->isstr, nrows));

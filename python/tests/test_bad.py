@@ -4,6 +4,7 @@ dt2json reports (file, item, cpu, offset); the batch reader and the
 aggregations read the same files without harm.  A crash of the
 interpreter would end this run, and make check with it."""
 
+import os
 import unittest
 
 import dtconsume
@@ -65,6 +66,43 @@ class Damaged(unittest.TestCase):
                     t = cap.records(columns=True)
                     self.assertEqual(sum(len(x) for x in t.values()),
                                      len(recs))
+
+    def test_aggregation_text_that_cannot_be_printed(self):
+        """diag-agg-quantize-8: dtconsume aborts with "Data record list
+        does not match statement"; aggregations().text() raises that
+        reason as a DecodeError (not a bare RuntimeError)."""
+        d = os.path.join(util.TESTDATA, "bad", "diag-agg-quantize-8")
+        with open(os.path.join(d, "stderr"), encoding="utf-8") as f:
+            why = f.readline().split("processing aborted: ", 1)[1].strip()
+        a = dtconsume.aggregations(os.path.join(d, "input.dtsnap"),
+                                   errors="ignore")
+        with self.assertRaises(dtconsume.DecodeError) as cm:
+            a.text()
+        e = cm.exception
+        self.assertEqual(e.text, "failed to print aggregations: " + why)
+        self.assertEqual(str(e), f"{e.file}: {e.text}")
+        self.assertTrue(e.file)
+        self.assertEqual(e.code, 16)        # DTC_E_DMISMATCH
+
+    def test_format_not_utf8(self):
+        """format-not-utf8: a format whose bytes are not UTF-8 is read as
+        Latin-1 everywhere (no UnicodeDecodeError): the events' format and
+        the batch columns' are the same str."""
+        path = os.path.join(util.TESTDATA, "bad", "format-not-utf8",
+                            "input.dtsnap")
+        want = "read\u00ff\u00fe fd %d\n"
+        fmts = {r["format"] for ev in dtconsume.open(path)
+                if ev["type"] == "probe" for r in ev["records"]
+                if r["act"] == "printf"}
+        self.assertIn(want, fmts)
+        recs = list(dtconsume.open(path).records())
+        self.assertEqual(len(recs), 9)
+        if util.has_tool("numpy"):
+            self.skipTest(util.has_tool("numpy"))
+        tables = dtconsume.open(path).records(columns=True)
+        got = {c.format for t in tables.values() for c in t.columns}
+        self.assertIn(want, got)
+        self.assertEqual(got - fmts, set())
 
 
 if __name__ == "__main__":

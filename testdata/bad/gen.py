@@ -12,6 +12,8 @@ it.  A case is a directory:
                           drop/error lines dtrace(1) itself would print)
     <case>/stdout         the exact stdout: what is still decoded
     <case>/exit           the exit status
+    <case>/needs-ctf      present when the expected output prints print()
+                          by its types (bad.sh skips it without GNU libctf)
 
 Everything is derived here, independently of the decoder: the base capture
 is laid out by hand (record headers, alignment, aggregation entries, as the
@@ -24,6 +26,7 @@ Run with /usr/bin/python3 (python3-cbor2); the output is deterministic:
     /usr/bin/python3 testdata/bad/gen.py [outdir]   (default: beside gen.py)
 """
 
+import io
 import os
 import shutil
 import struct
@@ -1725,6 +1728,40 @@ def c_v2_recdesc_hdr(b):
     return layout(b.items)[0], err, b.stdout(lose=lose), 1
 
 
+@case("v2-stmt-unknown-action", "statement 2's record has action 255, "
+      "which DTrace v2 does not define: one message at its description, "
+      "and each read:entry record shows its 4-byte value as dtrace-utils' "
+      "fallback (dt_print_trace) prints it, quiet and unsigned, with no "
+      "newline; everything else decodes", base=BaseV2)
+def c_v2_stmt_unknown_action(b):
+    with_item(b, "stmt2", recs=[rec(255, 4, 16, fmt=FMT_READ)])
+    err = msg(b.i("stmt2"), None, b.off("stmt2"), "statement 2: record 0 "
+              "has action 255, which DTrace v2 does not define; shown as "
+              "trace() data, as dtrace prints it")
+    for name in ("recs0.0", "recs0.1", "recs1.0", "recs1.1"):
+        b.recs[name] = [
+            (data, "%d" % struct.unpack("<i", data[16:20])[0]
+             if struct.unpack("<I", data[12:16])[0] == ST_READ else text)
+            for data, text in b.recs[name]]
+    return layout(b.items)[0], err, b.stdout(), 1
+
+
+@case("v2-probe-undescribed", "no probe item describes probe 2 "
+      "(syscall::read:entry), whose records statement 2 has: one notice "
+      "at its first record, and every record decodes", base=BaseV2)
+def c_v2_probe_undescribed(b):
+    at = b.i("probe2")
+    del b.items[at]
+    for k, v in b.idx.items():
+        if v > at:
+            b.idx[k] = v - 1
+    del b.idx["probe2"]
+    err = msg(b.i("recs0.0"), 0, b.doff("recs0.0") + b.rec_off("recs0.0", 1),
+              "record of statement 2 names probe 2, which no probe item "
+              "describes; decoded without its names")
+    return layout(b.items)[0], err, b.stdout(), 1
+
+
 @case("v2-recs-stray", "CPU 1's pass-1 recs item has 10 stray bytes after "
       "its record, too few for a record header", base=BaseV2)
 def c_v2_stray(b):
@@ -2040,11 +2077,16 @@ def write_cases(cases, outdir, prefix=""):
         os.makedirs(d)
         with open(os.path.join(d, "input.dtsnap"), "wb") as f:
             f.write(data)
+        if getattr(base, "NEEDS_CTF", False):   # print() by its types
+            open(os.path.join(d, "needs-ctf"), "w").close()
         for fname, val in (("about", about + "\n"), ("stderr", err),
                            ("stdout", out),
                            ("exit", None if status is None else
                             "%d\n" % status)):
-            if val is not None:
+            if isinstance(val, bytes):      # output that is not UTF-8
+                with open(os.path.join(d, fname), "wb") as f:
+                    f.write(val)
+            elif val is not None:
                 with open(os.path.join(d, fname), "w", encoding="utf-8",
                           newline="") as f:
                     f.write(val)
@@ -2054,6 +2096,90 @@ def write_cases(cases, outdir, prefix=""):
 def outdir_arg():
     return sys.argv[1] if len(sys.argv) > 1 else \
         os.path.dirname(os.path.abspath(__file__))
+
+
+@case("format-not-utf8", "format 2 (read:entry's \"read fd %d\\n\") holds "
+      "the bytes ff fe, which are not UTF-8, in a CBOR text string: dtrace "
+      "prints a format's bytes as they are, so every read line has them; "
+      "the Python package reads the format as Latin-1, as the JSON writer "
+      "keeps text that is not UTF-8")
+def c_format_not_utf8(b):
+    it = b.i("format%d" % FMT_READ)
+    with_item(b, "format%d" % FMT_READ, string="readXX fd %d\n")
+    raw = enc(b.items[it]).replace(b"readXX", b"read\xff\xfe")
+    b.items[it] = Raw(raw)
+    out = b.stdout().encode().replace(b"read fd ", b"read\xff\xfe fd ")
+    return layout(b.items)[0], "", out, 0
+
+
+class LiveCapture:
+    """A real capture of testdata/live/captures (NAME set by the case), as
+    items (re-encoded by cbor2: the layout, and so every offset, is
+    gen.py's), with dtrace's own output for it."""
+
+    NAME = None
+
+    def __init__(self):
+        d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                         "live", "captures", self.NAME)
+        with open(os.path.join(d, "cap.dtsnap"), "rb") as f:
+            data = f.read()
+        with open(os.path.join(d, "expected.out"), encoding="utf-8") as f:
+            self.out = f.read()
+        self.items = []
+        f = io.BytesIO(data)
+        while f.tell() < len(data):
+            self.items.append(cbor2.load(f))
+
+    def index(self, t):
+        return [k for k, x in enumerate(self.items) if x.get("t") == t]
+
+
+class PrintStruct(LiveCapture):
+    NAME = "print_struct"
+    NEEDS_CTF = True      # the output of bad.sh needs a build with libctf
+
+
+@case("ctf-int-65535-bits", "testdata/live/captures/print_struct with its "
+      "int's CTF encoding (type 2 of the D dictionary) saying 65535 bits in "
+      "4 bytes: the dictionary opens, .x and .y print as dtrace-utils "
+      "prints an integer wider than 64 bits, \"(int)?(65535 bit value)\", "
+      "and one notice at the print() record says the types are damaged "
+      "(exit 0: nothing is skipped)",
+      base=PrintStruct)
+def c_ctf_int_65535(b):
+    (ci,) = b.index("ctf")
+    ctf = bytearray(b.items[ci]["data"])
+    # ctf_header_t (v3): preamble, then 12 words, cth_typeoff and
+    # cth_stroff the 10th and 11th; a type record: name, info, size
+    # words (kind: info's top 6 bits, vlen its low 16), then its
+    # variable part: an integer's encoding word (bits: its low 16), 12
+    # bytes a struct member
+
+    typeoff, stroff = struct.unpack_from("<II", ctf, 4 + 9 * 4)
+    off, tid = 52 + typeoff, 0
+    vbytes = {1: 4, 2: 4, 4: 12, 6: 12, 7: 12, 8: 8}  # per vlen for 6-8
+    while tid < 2:          # type 2 is "int" (type 1 the struct point)
+        tid += 1
+        info = struct.unpack_from("<I", ctf, off + 4)[0]
+        kind, vlen = info >> 26, info & 0xffff
+        if tid == 2:
+            assert kind == 1
+            enc = struct.unpack_from("<I", ctf, off + 12)[0]
+            assert enc & 0xffff == 32
+            struct.pack_into("<I", ctf, off + 12, (enc & ~0xffff) | 0xffff)
+            break
+        off += 12 + vbytes.get(kind, 0) * (vlen if kind in (6, 7, 8) else 1)
+    b.items[ci] = dict(b.items[ci], data=bytes(ctf))
+    (ri,) = b.index("recs")
+    out = b.out.replace("(int)3,", "(int)?(65535 bit value),").replace(
+        "(int)-4,", "(int)?(65535 bit value),")
+    err = msg(ri, None, data_offset(b.items, ri), "print() of type %d of "
+              "module D: the capture's types are damaged: type 2 is an "
+              "integer of 65535 bits in 4 bytes; printed as dtrace prints "
+              "it" % b.items[ci]["ids"][0])
+    # a notice (nothing is skipped: the value prints as dtrace prints it)
+    return layout(b.items)[0], err, out, 0
 
 
 def main():

@@ -198,6 +198,27 @@ def c_printf_mismatch(b):
     # BEGIN's line, then nothing (no end-of-run newline after an abort)
     return layout(b.items)[0], err, b.text("buf1.0", 0), 1
 
+@case("diag-agg-quantize-8", "@reads is described as quantize() with an "
+      "8-byte value (a quantize holds 127 buckets): the values merge, but "
+      "END's printa cannot print them: dtrace prints \"processing "
+      "aborted\" at END's record (CPU 1, last) after every other line; a "
+      "second line names the item, CPU and offset.  The Python package's "
+      "aggregations().text() raises the same reason as a DecodeError")
+def c_agg_quantize_8(b):
+    with_item(b, "agg1", recs=[rec(gen.ACT_DIFEXPR, 8, 8),
+                               rec(gen.ACT_DIFEXPR, 16, 16, align=1),
+                               rec(0x0707, 8, 32)])
+    i = b.i("buf2.1")
+    off = data_offset(b.items, i) + len(b.recs["buf2.1"][0][0])
+    why = "processing aborted: Data record list does not match statement"
+    err = "dtrace: %s\n" % why + msg(i, 1, off, "%s; nothing after this "
+                                     "record is decoded" % why)
+    # every line before END's printa; no end-of-run newline after an abort
+    out = b.stdout(printa=False)
+    assert out.endswith("\n")
+    return layout(b.items)[0], err, out[:-1], 1
+
+
 def main():
     gen.write_cases(CASES, gen.outdir_arg(), "diag-")
 
