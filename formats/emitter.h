@@ -149,6 +149,7 @@ extern const dtc_emitter dtc_fmt_folded;
 extern const dtc_emitter dtc_fmt_flamegraph;
 extern const dtc_emitter dtc_fmt_speedscope;
 extern const dtc_emitter dtc_fmt_trace_event;
+extern const dtc_emitter dtc_fmt_perfetto; /* with protobuf-c only */
 extern const dtc_emitter dtc_fmt_null;
 
 #endif

@@ -14,6 +14,9 @@ static const dtc_emitter *const emitters[] = {
 	&dtc_fmt_flamegraph,
 	&dtc_fmt_speedscope,
 	&dtc_fmt_trace_event,
+#ifdef DTC_HAVE_PERFETTO
+	&dtc_fmt_perfetto,
+#endif
 	&dtc_fmt_null,
 	NULL
 };

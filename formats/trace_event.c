@@ -51,6 +51,7 @@
 #include "emitter.h"
 #include "jstr.h"
 #include "model.h"
+#include "timeline.h"
 
 #define CAPTURE_PID 1000000000 /* + 1, 2, ...: a capture's process
                             * (above any pid a kernel hands out) */
@@ -117,19 +118,6 @@ typedef struct te_state {
 	int nomem;
 } te_state;
 
-static ssize_t
-buf_write(void *cookie, const char *p, size_t n)
-{
-	return dtc_buf_append(cookie, p, n) == 0 ? (ssize_t)n : -1;
-}
-
-static FILE *
-buf_file(dtc_buf *b)
-{
-	cookie_io_functions_t io = { .write = buf_write };
-
-	return fopencookie(b, "w", io);
-}
 
 
 /* ts in us with ns digits */
@@ -196,43 +184,15 @@ event_ns(te_state *st, const dtc_event *ev, int firing)
 	return st->last_ts;
 }
 
-/* model.c's finished lines in b: their bytes as args of events made by
- * fn, then b emptied */
-static void
-drain(te_state *st, FILE *f, dtc_buf *b,
-    void (*fn)(te_state *, const char *, size_t, const dtc_event *),
-    const dtc_event *ev)
-{
-	const char *p, *nl, *end;
 
-	fflush(f);
-	if (b->len == 0)
-		return;
-	p = b->s;
-	end = b->s + b->len;
-	while (p < end && (nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-		if (fn != NULL)
-			fn(st, p, (size_t)(nl - p), ev);
-		p = nl + 1;
-	}
-	dtc_buf_reset(b);
-}
-
-static int
-starts(const char *line, size_t n, const char *type)
-{
-	char want[40];
-	int k = snprintf(want, sizeof(want), "{\"type\":\"%s\"", type);
-
-	return (size_t)k <= n && memcmp(line, want, (size_t)k) == 0;
-}
 
 static void process_copy(te_state *st, const char *name, size_t n);
 
 /* A firing's line: an instant event, or a slice's beginning or end. */
 static void
-firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
+firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 {
+	te_state *st = arg;
 	tecpu *c = cpu_track(st, st->pcpu);
 	const char *fn = ev->probe != NULL && ev->probe->function != NULL &&
 	    ev->probe->function[0] != '\0' ? ev->probe->function : st->pname;
@@ -294,29 +254,30 @@ firing_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
 /* Other lines: drops and faults across the tracks, the rest on the
  * capture thread; headers kept for otherData. */
 static void
-other_line(te_state *st, const char *line, size_t n, const dtc_event *ev)
+other_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 {
+	te_state *st = arg;
 	const char *name;
 	uint64_t ns;
 	int global = 0;
 
-	if (starts(line, n, "header")) {
+	if (timeline_starts(line, n, "header")) {
 		if (st->headers.len > 0)
 			dtc_buf_append(&st->headers, ",", 1);
 		dtc_buf_append(&st->headers, line, n);
 		return;
 	}
-	if (starts(line, n, "drop")) {
+	if (timeline_starts(line, n, "drop")) {
 		name = "drop";
 		global = 1;
-	} else if (starts(line, n, "error")) {
+	} else if (timeline_starts(line, n, "error")) {
 		name = "ERROR";
 		global = 1;
-	} else if (starts(line, n, "aggregation")) {
+	} else if (timeline_starts(line, n, "aggregation")) {
 		name = "aggregation";
-	} else if (starts(line, n, "notice")) {
+	} else if (timeline_starts(line, n, "notice")) {
 		name = "notice";
-	} else if (starts(line, n, "end")) {
+	} else if (timeline_starts(line, n, "end")) {
 		name = "end";
 	} else {
 		name = "event";
@@ -490,60 +451,6 @@ stack_sample(te_state *st, const dtc_event *ev, const dtc_value *v)
 /* ------------------------------------------------------------------ */
 
 static void
-key_text(te_state *st, const dtc_reader *r, const dtc_value *k)
-{
-	size_t n;
-
-	switch (k->kind) {
-	case DTC_V_INT:
-		dtc_buf_printf(&st->scratch, "%" PRId64, k->i);
-		break;
-	case DTC_V_BYTES:
-		if (dtc_value_string(k, &n))
-			dtc_buf_append(&st->scratch, k->data, n);
-		else
-			dtc_buf_append(&st->scratch, "(bytes)", 7);
-		break;
-	case DTC_V_STACK:
-		if (k->nframes > 0 && dtc_value_pc(k, 0) != 0)
-			dtc_frame_text(r, dtc_value_pc(k, 0), &st->scratch);
-		break;
-	case DTC_V_USTACK:
-		if (k->nframes > 0 && dtc_value_pc(k, 0) != 0)
-			dtc_uaddr_text(r, k->pid, dtc_value_pc(k, 0), 0,
-			    &st->scratch);
-		break;
-	case DTC_V_SYM:
-		dtc_addr_text(r, k->addr, 1, &st->scratch);
-		break;
-	case DTC_V_USYM:
-	case DTC_V_UADDR:
-		dtc_uaddr_text(r, k->pid, k->addr, k->kind == DTC_V_USYM,
-		    &st->scratch);
-		break;
-	default:
-		dtc_buf_append(&st->scratch, "?", 1);
-		break;
-	}
-}
-
-static int64_t
-agg_value(const dtc_aggval *v)
-{
-	dtc_bucket b;
-	uint32_t i, n = dtc_aggval_nbuckets(v);
-	int64_t total = 0;
-
-	if (n == 0)
-		return v->func == DTC_AGG_STDDEV ?
-		    (int64_t)dtc_aggval_stddev(v) : dtc_aggval_scalar(v);
-	for (i = 0; i < n; i++)
-		if (dtc_aggval_bucket(v, i, &b) == 0)
-			total += b.count;
-	return total;
-}
-
-static void
 counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
     uint64_t ns)
 {
@@ -569,14 +476,15 @@ counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 			    &ap->vars[0];
 
 			if (i >= MAXSERIES) {
-				other += agg_value(&row->vals[j]);
+				other += timeline_agg_value(&row->vals[j]);
 				continue;
 			}
 			dtc_buf_reset(&st->scratch);
 			for (k = 0; k < var->nkeys; k++) {
 				if (k > 0)
 					dtc_buf_append(&st->scratch, ", ", 2);
-				key_text(st, ev->reader, &row->keys[k]);
+				timeline_key_text(&st->scratch, ev->reader,
+				    &row->keys[k]);
 			}
 			if (var->nkeys == 0)
 				dtc_buf_append(&st->scratch, "value", 5);
@@ -584,7 +492,8 @@ counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 				putc(',', st->out);
 			jstr_put(st->out, st->scratch.s != NULL ? st->scratch.s :
 			    "", st->scratch.len);
-			fprintf(st->out, ":%" PRId64, agg_value(&row->vals[j]));
+			fprintf(st->out, ":%" PRId64,
+			    timeline_agg_value(&row->vals[j]));
 		}
 		if (ap->nrows > MAXSERIES)
 			fprintf(st->out, ",\"(other rows)\":%" PRId64, other);
@@ -618,7 +527,7 @@ on_begin(const dtc_event *ev, void *arg)
 	    PRIu32 ",\"tid\":%d,\"args\":{\"name\":\"capture\"}}",
 	    st->cpid, CAPTURE_TID);
 	rc = model_on_begin(ev, st->model);
-	drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
 	return rc;
 }
 
@@ -627,23 +536,12 @@ on_probe(const dtc_event *ev, void *arg)
 {
 	te_state *st = arg;
 	const dtc_probedesc *p = ev->probe;
-	size_t n, w;
 
 	st->pcpu = ev->cpu;
 	st->pts = event_ns(st, ev, 1);
 	st->pname = p != NULL && p->fullname != NULL ? p->fullname :
 	    "(unknown probe)";
-	st->flow = 0;
-	if (p != NULL && p->name != NULL) {
-		n = strlen(p->name);
-		w = n >= 6 ? n - 6 : 0;
-		if (strcmp(p->name + w, "return") == 0 &&
-		    (w == 0 || p->name[w - 1] == '-'))
-			st->flow = 2;
-		else if (n >= 5 && strcmp(p->name + n - 5, "entry") == 0 &&
-		    (n == 5 || p->name[n - 6] == '-'))
-			st->flow = 1;
-	}
+	st->flow = timeline_flow(p);
 	st->havemsg = 0;
 	st->haveupid = 0;
 	return model_on_probe(ev, st->model);
@@ -654,8 +552,6 @@ on_record(const dtc_event *ev, void *arg)
 {
 	te_state *st = arg;
 	const dtc_value *v = ev->value;
-	dtc_error e = DTC_ERROR_INIT;
-	char *nl;
 	int rc;
 
 	if (v != NULL && (v->kind == DTC_V_STACK || v->kind == DTC_V_USTACK))
@@ -667,27 +563,12 @@ on_record(const dtc_event *ev, void *arg)
 		st->haveupid = 1;
 	}
 	if (v != NULL && v->kind == DTC_V_PRINTF && !st->havemsg &&
-	    v->action == DTC_ACT_PRINTF) {
-		dtc_buf_reset(&st->msg);
-		dtc_printf_render(ev->reader, v, &st->msg, &e);
-		if (st->msg.s != NULL) {
-			/* the first line, cut, blanks trimmed */
-			if ((nl = memchr(st->msg.s, '\n', st->msg.len)) != NULL)
-				st->msg.len = (size_t)(nl - st->msg.s);
-			if (st->msg.len > MAXNAME)
-				st->msg.len = model_utf8_cut(st->msg.s,
-				    MAXNAME);
-			while (st->msg.len > 0 &&
-			    (st->msg.s[st->msg.len - 1] == ' ' ||
-			    st->msg.s[st->msg.len - 1] == '\t'))
-				st->msg.len--;
-			st->havemsg = st->msg.len > 0;
-		}
-	}
+	    v->action == DTC_ACT_PRINTF)
+		st->havemsg = timeline_msg(&st->msg, ev->reader, v, MAXNAME);
 	if (v != NULL && v->kind == DTC_V_PRINTA && v->agg != NULL)
 		counters(st, ev, v->agg, st->pts);
 	rc = model_on_record(ev, st->model);
-	drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
 	return rc;
 }
 
@@ -697,8 +578,8 @@ on_probe_end(const dtc_event *ev, void *arg)
 	te_state *st = arg;
 	int rc = model_on_probe_end(ev, st->model);
 
-	drain(st, st->of, &st->ob, other_line, ev);
-	drain(st, st->pf, &st->pb, firing_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
 	return rc;
 }
 
@@ -711,7 +592,7 @@ on_agg(const dtc_event *ev, void *arg)
 	if (ev->agg != NULL)
 		counters(st, ev, ev->agg, event_ns(st, ev, 0));
 	rc = model_on_agg(ev, st->model);
-	drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
 	return rc;
 }
 
@@ -720,8 +601,8 @@ static int name(const dtc_event *ev, void *arg) \
 { \
 	te_state *st = arg; \
 	int rc = fn(ev, st->model); \
-	drain(st, st->of, &st->ob, other_line, ev); \
-	drain(st, st->pf, &st->pb, firing_line, ev); \
+	timeline_drain(st, st->of, &st->ob, other_line, ev); \
+	timeline_drain(st, st->pf, &st->pb, firing_line, ev); \
 	return rc; \
 }
 OTHER(on_drop, model_on_drop)
@@ -740,8 +621,8 @@ on_end(const dtc_event *ev, void *arg)
 	tecpu *c;
 	size_t i;
 
-	drain(st, st->of, &st->ob, other_line, ev);
-	drain(st, st->pf, &st->pb, firing_line, ev);
+	timeline_drain(st, st->of, &st->ob, other_line, ev);
+	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
 	for (i = 0; i < st->ncpus; i++) {
 		c = &st->cpus[i];
 		if (c->capture != st->capture)
@@ -777,8 +658,8 @@ te_create(const dtc_emitter_opts *o)
 	st->o = *o;
 	dtc_buf_init(&st->pb);
 	dtc_buf_init(&st->ob);
-	if ((st->pf = buf_file(&st->pb)) == NULL ||
-	    (st->of = buf_file(&st->ob)) == NULL ||
+	if ((st->pf = timeline_buf_file(&st->pb)) == NULL ||
+	    (st->of = timeline_buf_file(&st->ob)) == NULL ||
 	    (st->model = model_create(o, model_json_new(st->pf),
 	    model_json_new(st->of))) == NULL) {
 		if (st->pf != NULL)
