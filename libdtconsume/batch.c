@@ -11,15 +11,11 @@
  * the values themselves.
  *
  * What a row is, and in which order rows come, is the per-event reader's:
- * the items of each consume pass are gathered and its buffers walked in
- * libdtrace's order (the BEGIN CPU first, the END CPU last, or merged by
- * timestamp with option temporal; DTrace v2 records in file order).  The
- * code that decides this mirrors consume.c's read_pass(), plan_pass() and
- * next_record(), whose state is private to the reader; the tests compare
- * both readers on every capture of testdata/, so a change to one that the
- * other lacks fails there.  (A loop in consume.c that hands each record
- * set of a pass to a callback, as consume_record_sets() hands its events,
- * would let the two share that code.)
+ * both take their records from the pass engine (pass.c), which reads the
+ * items of each consume pass and walks its buffers in libdtrace's order
+ * (the BEGIN CPU first, the END CPU last, or merged by timestamp with
+ * option temporal; DTrace v2 records in file order), and gives the same
+ * warnings about items, passes and records to both (tests/test_pass.c).
  *
  * Data records only: trace() values, printf() arguments and exit()
  * (library actions such as clear(), trunc() and setopt() show no value
@@ -30,10 +26,10 @@
  * reader.  The rule is decided once per enabled probe.
  *
  * Aggregations, drops and notices are not records: the per-event reader
- * has them.  Damage is reported as dtc_next reports it where it concerns
- * records (unknown EPIDs, overruns, bad descriptions, a capture cut
- * short); option items are applied without complaint (their problems
- * concern the printing, which a batch does not do).
+ * has them (the engine's snapshots and notes are let go here).  Damage
+ * is reported as dtc_next reports it (the header, items, passes, records);
+ * option items are applied without complaint (their problems concern the
+ * printing, which a batch does not do).
  */
 #include "config.h"
 
@@ -43,36 +39,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "dtc_private.h"
-#include "select.h"
-
-/* internal: the pass is read, walk it */
-#define PASS_READY (DTC_WARN + 2)
-
-/* One principal buffer of the current pass (consume.c's pbuf). */
-typedef struct bbuf {
-	int cpu;
-	long long item;
-	size_t file_offset;      /* of the data bytes, for messages */
-	const uint8_t *data;
-	size_t size;
-	uint64_t oldest;
-	uint8_t *owned;          /* copy when the container is not stable */
-	size_t owned_cap;
-	dtcp_walker w;
-	int started, done;
-	dtcp_walkrec cur;        /* temporal: the next record of this buffer */
-} bbuf;
-
-/* A walk of one buffer, maybe only its BEGIN (or non-BEGIN) records. */
-enum filter { F_ALL, F_BEGIN_ONLY, F_NOT_BEGIN };
-typedef struct bseg {
-	int buf;
-	enum filter filter;
-} bseg;
-
-/* An item read ahead: it belongs to the next pass, or must wait. */
-enum pkind { P_NONE, P_STATUS, P_BUF, P_NOTE, P_OTHER };
+#include "pass.h"
 
 enum state { S_HEADER, S_ITEMS, S_PASS_START, S_WALK, S_DONE };
 
@@ -116,43 +83,11 @@ typedef struct btable {
 } btable;
 
 struct dtc_batch {
-	dtcp_container *cont;
-	char *source;
+	dtcp_capture cap;        /* header, tables, options, byte order */
+	dtcp_pass ps;            /* items, passes, records (pass.c) */
 	enum state state;
 	int dead, last_rc;
-	dtc_header hdr;
-	int swap, illumos;
-	dtcp_meta meta;
-	dtcp_options opts;
-
-	/* the pass being read and walked */
-	uint32_t pass;
-	int have_status;
-	int began_on, ended_on, exiting;
-	bbuf *bufs;
-	size_t nbufs, capbufs;
-	bseg *segs;
-	size_t nsegs, capsegs, seg;
-	int temporal;
-	bbuf **heap;
-	size_t nheap, capheap, heap_i;
-	int heap_ready;
-	bbuf *refill;
-	int eof, saw_end, began_consumed;
-	/* the record being added */
-	bbuf *rb;
-	dtcp_walkrec rec;
-
-	/* the read-ahead item */
-	int have_pending;
-	enum pkind pkind;
-	uint32_t ppass;
-	bbuf pbuf;
-	int pbegan_on, pended_on, pexiting;
-
-	/* options items wait for the pass before them (name=value pairs) */
-	char (*popts)[2][256];
-	size_t npopts, cappopts;
+	dtc_error hdr_warn;      /* given by the first dtc_batch_next */
 
 	/* tables: every one made so far, and an index by enabled probe */
 	btable **tabs;
@@ -171,9 +106,6 @@ struct dtc_batch {
 	uint64_t nsets;          /* record sets so far: the next index */
 	uint64_t nbatches;       /* dtc_batch_next calls so far */
 
-	/* record selection (dtc_batch_select); NULL: every record set */
-	dtcp_select *sel;
-	int sel_checked;         /* the capture can honour it (said once) */
 };
 
 /* ------------------------------------------------------------ open */
@@ -185,21 +117,18 @@ batch_new(dtcp_container *c, unsigned flags, dtc_error *err)
 
 	if (c == NULL)
 		return NULL;
-	if ((b = calloc(1, sizeof(*b))) == NULL ||
-	    (b->source = strdup(dtcp_container_source(c))) == NULL) {
+	if ((b = calloc(1, sizeof(*b))) == NULL) {
 		dtcp_error_set(err, DTC_E_NOMEM, dtcp_container_source(c), -1,
 		    -1, -1, "out of memory");
-		free(b);
 		dtcp_container_close(c);
 		return NULL;
 	}
-	b->cont = c;
-	b->began_on = b->ended_on = -1;
-	dtcp_options_init(&b->opts);
-	if (flags & DTC_OPEN_TEMPORAL) {
-		b->opts.v[DTCP_OPT_TEMPORAL] = 1;
-		b->opts.pinned[DTCP_OPT_TEMPORAL] = 1;
+	if (dtcp_capture_init(&b->cap, c, flags, err) != 0) {
+		free(b);
+		return NULL;
 	}
+	dtcp_pass_init(&b->ps, &b->cap);
+	b->ps.quiet_options = 1;
 	return b;
 }
 
@@ -253,43 +182,27 @@ dtc_batch_close(dtc_batch *b)
 
 	if (b == NULL)
 		return;
-	for (i = 0; i < b->capbufs; i++) {
-		free(b->bufs[i].owned);
-		dtcp_walker_free(&b->bufs[i].w);
-	}
-	free(b->bufs);
-	free(b->pbuf.owned);
-	free(b->segs);
-	free(b->heap);
-	free(b->popts);
 	for (i = 0; i < b->ntabs; i++)
 		free_table(b->tabs[i]);
 	free(b->tabs);
 	free(b->mapk);
 	free(b->mapv);
 	free(b->list);
-	dtcp_select_free(b->sel);
-	free(b->sel);
-	dtcp_meta_free(&b->meta);
-	free((char *)b->hdr.os);
-	free((char *)b->hdr.release);
-	free((char *)b->hdr.host);
-	free((char *)b->hdr.producer);
-	dtcp_container_close(b->cont);
-	free(b->source);
+	dtcp_pass_free(&b->ps);
+	dtcp_capture_free(&b->cap);
 	free(b);
 }
 
 const dtc_header *
 dtc_batch_header(const dtc_batch *b)
 {
-	return b->state == S_HEADER ? NULL : &b->hdr;
+	return b->state == S_HEADER ? NULL : &b->cap.hdr;
 }
 
 const char *
 dtc_batch_source(const dtc_batch *b)
 {
-	return b->source;
+	return b->cap.source;
 }
 
 size_t
@@ -308,790 +221,6 @@ size_t
 dtc_batch_nrows(const dtc_batch *b)
 {
 	return b->nrows;
-}
-
-/* ------------------------------------------------------------ items */
-
-static char *
-dup_text(const dtcp_container *c, const dtcp_item *it, const dtcp_node *map,
-    const char *key, dtc_error *err)
-{
-	const char *s = "";
-	size_t len = 0;
-
-	if (dtcp_get_text(c, it, map, key, 0, &s, &len, err) != DTC_OK) {
-		s = "";
-		len = 0;
-	}
-	return strndup(s, len);
-}
-
-/* The header item, read as consume.c's read_header reads it. */
-static int
-read_header(dtc_batch *b, const dtcp_item *it, dtc_error *err)
-{
-	const dtcp_node *map = &it->nodes[0], *v;
-	const char *s;
-	size_t len;
-	uint64_t u;
-	int rc;
-
-	if (strcmp(it->kind, "dtsnap") != 0) {
-		dtcp_error_set(err, DTC_E_BADHEADER, b->source, it->index,
-		    (long long)it->offset, -1, "the first item is a \"%s\" "
-		    "item, not the dtsnap header", it->kind);
-		return DTC_FATAL;
-	}
-	if ((v = dtcp_map_get(map, "version")) != NULL &&
-	    v->type == DTCP_N_ARRAY && v->count >= 2) {
-		b->hdr.version_major = (int)dtcp_array_at(v, 0)->u;
-		b->hdr.version_minor = (int)dtcp_array_at(v, 1)->u;
-	}
-	if (dtcp_get_text(b->cont, it, map, "byteorder", 0, &s, &len, err) ==
-	    DTC_OK)
-		b->hdr.big_endian = len == 3 && memcmp(s, "big", 3) == 0;
-	if (dtcp_get_text(b->cont, it, map, "model", 0, &s, &len, err) ==
-	    DTC_OK)
-		b->hdr.ilp32 = len == 5 && memcmp(s, "ILP32", 5) == 0;
-	b->hdr.os = dup_text(b->cont, it, map, "os", err);
-	b->hdr.release = dup_text(b->cont, it, map, "release", err);
-	b->hdr.host = dup_text(b->cont, it, map, "host", err);
-	b->hdr.producer = dup_text(b->cont, it, map, "producer", err);
-	if (b->hdr.os == NULL || b->hdr.release == NULL ||
-	    b->hdr.host == NULL || b->hdr.producer == NULL) {
-		dtcp_error_set(err, DTC_E_NOMEM, b->source, -1, -1, -1,
-		    "out of memory");
-		return DTC_FATAL;
-	}
-	b->hdr.os_illumos = strcasecmp(b->hdr.os, "illumos") == 0 ||
-	    strcasecmp(b->hdr.os, "solaris") == 0 ||
-	    strcasecmp(b->hdr.os, "sunos") == 0;
-	b->illumos = b->hdr.os_illumos;
-	b->hdr.flavor = "legacy";
-	rc = dtcp_get_text(b->cont, it, map, "flavor", 0, &s, &len, err);
-	if (rc == DTC_FAILED)
-		return DTC_FATAL;
-	if (rc == DTC_OK) {
-		if (len == 9 && memcmp(s, "dtrace-v2", 9) == 0) {
-			b->hdr.flavor = "dtrace-v2";
-			b->hdr.v2 = 1;
-		} else if (!(len == 6 && memcmp(s, "legacy", 6) == 0)) {
-			dtcp_error_set(err, DTC_E_VERSION, b->source, it->index,
-			    (long long)it->offset, -1, "capture flavor '%.*s' is "
-			    "not one this reader knows (legacy, dtrace-v2)",
-			    (int)(len > 40 ? 40 : len), s);
-			return DTC_FATAL;
-		}
-	}
-	if (b->hdr.v2 && b->hdr.version_major == 1 && b->hdr.version_minor < 1) {
-		dtcp_error_set(err, DTC_E_VERSION, b->source, it->index,
-		    (long long)it->offset, -1, "a dtrace-v2 capture needs "
-		    "container version 1.1 or later, the header says %d.%d",
-		    b->hdr.version_major, b->hdr.version_minor);
-		return DTC_FATAL;
-	}
-	b->meta.v2 = b->hdr.v2;
-	u = 0;
-	if (dtcp_get_u64(b->cont, it, map, "ncpu", 0, &u, err) == DTC_OK)
-		b->hdr.ncpu = u > 65536 ? 65536 : (uint32_t)u;
-	u = b->illumos ? 49 : 55;
-	if (dtcp_get_u64(b->cont, it, map, "dt_act_base", 0, &u, err) ==
-	    DTC_FAILED)
-		u = b->illumos ? 49 : 55;
-	b->hdr.dt_act_base = (uint32_t)u;
-	b->swap = b->hdr.big_endian != dtcp_host_big();
-	return DTC_OK;
-}
-
-/*
- * An options item: its pairs wait in b->popts until the pass read so far
- * is walked (only temporal changes what a batch does: the order).
- * Returns 0, or -1 when consume.c's read_options would say something was
- * wrong (then the item does not end the pass there either).
- */
-static int
-read_options(dtc_batch *b, const dtcp_item *it)
-{
-	const dtcp_node *map, *k, *v;
-	uint32_t i;
-	int rc = 0;
-
-	if (dtcp_get_node(b->cont, it, &it->nodes[0], "options", DTCP_N_MAP, 1,
-	    &map, NULL) != DTC_OK)
-		return -1;
-	for (i = 0, k = dtcp_first_child(map); i < map->count;
-	    i++, k = dtcp_next_sibling(v)) {
-		char (*po)[256];
-
-		v = dtcp_next_sibling(k);
-		if (b->npopts == b->cappopts) {
-			size_t cap = b->cappopts ? b->cappopts * 2 : 16;
-			void *np;
-
-			if (cap > 4096 || (np = realloc(b->popts,
-			    cap * sizeof(*b->popts))) == NULL)
-				return -1;
-			b->popts = np;
-			b->cappopts = cap;
-		}
-		if (k->type != DTCP_N_TEXT || k->len >= 64) {
-			rc = -1;
-			continue;
-		}
-		po = b->popts[b->npopts];
-		memcpy(po[0], k->ptr, k->len);
-		po[0][k->len] = '\0';
-		if (v->type == DTCP_N_TEXT && v->len < 256) {
-			memcpy(po[1], v->ptr, v->len);
-			po[1][v->len] = '\0';
-		} else if (v->type == DTCP_N_UINT) {
-			snprintf(po[1], 256, "%" PRIu64, v->u);
-		} else if (v->type == DTCP_N_NEGINT || (v->type == DTCP_N_BOOL &&
-		    v->u == 0)) {
-			po[1][0] = '\0';
-		} else if (v->type == DTCP_N_BOOL) {
-			snprintf(po[1], 256, "1");
-		} else {
-			rc = -1;
-			continue;
-		}
-		b->npopts++;
-	}
-	return rc;
-}
-
-static void
-apply_options(dtc_batch *b)
-{
-	char why[128];
-	size_t i;
-
-	for (i = 0; i < b->npopts; i++)
-		(void)dtcp_options_set(&b->opts, b->popts[i][0], b->popts[i][1],
-		    0, why, sizeof(why));
-	b->npopts = 0;
-}
-
-static int
-flavor_mismatch(const dtc_batch *b, const dtcp_item *it, dtc_error *err)
-{
-	static const char *const legacy[] = { "eprobe", "agg", "aggbuf",
-	    "buf", "status" };
-	static const char *const v2[] = { "stmt", "aggdesc", "recs",
-	    "aggsnap", "fault", "drop" };
-	const char *const *other = b->hdr.v2 ? legacy : v2;
-	size_t i, n = b->hdr.v2 ? 5 : 6;
-
-	for (i = 0; i < n; i++)
-		if (strcmp(it->kind, other[i]) == 0) {
-			dtcp_error_set(err, DTC_E_BADVALUE, b->source, it->index,
-			    (long long)it->offset, -1, "%s item in a %s capture "
-			    "(it belongs to %s captures); skipped", it->kind,
-			    b->hdr.flavor, b->hdr.v2 ? "legacy" : "dtrace-v2");
-			return 1;
-		}
-	return 0;
-}
-
-/* A buf or recs item into *pb (consume.c's read_buf, principal only). */
-static int
-read_buf(dtc_batch *b, const dtcp_item *it, bbuf *pb, uint32_t *pass,
-    dtc_error *err)
-{
-	const dtcp_node *map = &it->nodes[0], *dn;
-	const uint8_t *data;
-	size_t len;
-	uint64_t u = 0, drops, errors, ts;
-	int64_t cpu = 0;
-
-	if (dtcp_get_u64(b->cont, it, map, "pass", 1, &u, err) != DTC_OK ||
-	    dtcp_get_i64(b->cont, it, map, "cpu", 1, &cpu, err) != DTC_OK ||
-	    dtcp_get_bytes(b->cont, it, map, "data", 1, &data, &len, err) !=
-	    DTC_OK)
-		return DTC_WARN;
-	*pass = (uint32_t)u;
-	if (cpu < 0 || cpu > 1000000) {
-		dtcp_error_set(err, DTC_E_BADVALUE, b->source, it->index,
-		    (long long)it->offset, -1, "%s item: cpu %lld is out of "
-		    "range", it->kind, (long long)cpu);
-		return DTC_WARN;
-	}
-	pb->cpu = (int)cpu;
-	pb->item = it->index;
-	dn = dtcp_map_get(map, "data");
-	pb->file_offset = dn->offset + (len < 24 ? 1 : len < 256 ? 2 :
-	    len < 65536 ? 3 : len <= UINT32_MAX ? 5 : 9);
-	pb->oldest = 0;
-	if (strcmp(it->kind, "buf") == 0 &&
-	    (dtcp_get_u64(b->cont, it, map, "drops", 0, &drops, err) ==
-	    DTC_FAILED ||
-	    dtcp_get_u64(b->cont, it, map, "errors", 0, &errors, err) ==
-	    DTC_FAILED ||
-	    dtcp_get_u64(b->cont, it, map, "oldest", 0, &pb->oldest, err) ==
-	    DTC_FAILED ||
-	    dtcp_get_u64(b->cont, it, map, "timestamp", 0, &ts, err) ==
-	    DTC_FAILED))
-		return DTC_WARN;
-	if (strcmp(it->kind, "recs") == 0 &&
-	    dtcp_get_u64(b->cont, it, map, "drops", 0, &drops, err) ==
-	    DTC_FAILED)
-		return DTC_WARN;
-	if (dtcp_container_stable(b->cont)) {
-		pb->data = data;
-	} else {
-		if (pb->owned_cap < len) {
-			uint8_t *p = realloc(pb->owned, len);
-
-			if (p == NULL) {
-				dtcp_error_set(err, DTC_E_NOMEM, b->source,
-				    it->index, (long long)it->offset, -1,
-				    "out of memory holding a %zu-byte buffer",
-				    len);
-				return DTC_FATAL;
-			}
-			pb->owned = p;
-			pb->owned_cap = len;
-		}
-		if (len > 0)
-			memcpy(pb->owned, data, len);
-		pb->data = pb->owned;
-	}
-	pb->size = len;
-	return DTC_OK;
-}
-
-/* A status item: what orders the pass (consume.c's read_status checks). */
-static int
-read_status(dtc_batch *b, const dtcp_item *it, uint32_t *pass,
-    dtc_error *err)
-{
-	static const char *const counters[] = { "dynamic", "dynrinse",
-	    "dyndirty", "spec", "specbusy", "specunavail", "stkstroverflow",
-	    "dblerrors" };
-	const dtcp_node *map = &it->nodes[0];
-	int64_t i64;
-	uint64_t u = 0;
-	size_t i;
-
-	if (dtcp_get_u64(b->cont, it, map, "pass", 1, &u, err) != DTC_OK)
-		return DTC_WARN;
-	*pass = (uint32_t)u;
-	b->pbegan_on = b->pended_on = -1;
-	b->pexiting = 0;
-	if (dtcp_get_i64(b->cont, it, map, "began_on", 0, &i64, err) == DTC_OK)
-		b->pbegan_on = (int)i64;
-	if (dtcp_get_i64(b->cont, it, map, "ended_on", 0, &i64, err) == DTC_OK)
-		b->pended_on = (int)i64;
-	if (dtcp_get_u64(b->cont, it, map, "exiting", 0, &u, err) == DTC_OK)
-		b->pexiting = u != 0;
-	(void)dtcp_get_i64(b->cont, it, map, "exit_status", 0, &i64, err);
-	for (i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
-		if (dtcp_get_u64(b->cont, it, map, counters[i], 0, &u, err) ==
-		    DTC_FAILED)
-			return DTC_WARN;
-	return DTC_OK;
-}
-
-/* An aggbuf item: only its pass matters here, if consume.c takes it. */
-static int
-check_aggbuf(dtc_batch *b, const dtcp_item *it, uint32_t *pass,
-    dtc_error *err)
-{
-	const dtcp_node *map = &it->nodes[0];
-	const uint8_t *data;
-	size_t len;
-	uint64_t u = 0;
-	int64_t cpu = 0;
-
-	if (dtcp_get_u64(b->cont, it, map, "pass", 1, &u, err) != DTC_OK ||
-	    dtcp_get_i64(b->cont, it, map, "cpu", 1, &cpu, err) != DTC_OK ||
-	    dtcp_get_bytes(b->cont, it, map, "data", 1, &data, &len, err) !=
-	    DTC_OK)
-		return DTC_WARN;
-	*pass = (uint32_t)u;
-	if (cpu < 0 || cpu > 1000000) {
-		dtcp_error_set(err, DTC_E_BADVALUE, b->source, it->index,
-		    (long long)it->offset, -1, "%s item: cpu %lld is out of "
-		    "range", it->kind, (long long)cpu);
-		return DTC_WARN;
-	}
-	if (dtcp_get_u64(b->cont, it, map, "drops", 0, &u, err) == DTC_FAILED)
-		return DTC_WARN;
-	return DTC_OK;
-}
-
-/* An interrupt, fault or drop item (consume.c's read_note checks). */
-static int
-read_note(dtc_batch *b, const dtcp_item *it, uint32_t *pass, int *library,
-    dtc_error *err)
-{
-	static const char *const fu64[] = { "stid", "probe", "addr" };
-	static const char *const fi64[] = { "action", "offset", "fault" };
-	const dtcp_node *map = &it->nodes[0];
-	const char *s;
-	size_t len, i;
-	uint64_t u = 0;
-	int64_t i64 = 0;
-
-	if (dtcp_get_u64(b->cont, it, map, "pass", 1, &u, err) != DTC_OK)
-		return DTC_WARN;
-	*pass = (uint32_t)u;
-	*library = 0;
-	if (strcmp(it->kind, "interrupt") == 0)
-		return DTC_OK;
-	if (dtcp_get_i64(b->cont, it, map, "cpu", 0, &i64, err) == DTC_FAILED ||
-	    dtcp_get_text(b->cont, it, map, "msg", 0, &s, &len, err) ==
-	    DTC_FAILED)
-		return DTC_WARN;
-	if (it->kind[0] == 'f') {
-		for (i = 0; i < 3; i++)
-			if (dtcp_get_u64(b->cont, it, map, fu64[i], 0, &u,
-			    err) == DTC_FAILED)
-				return DTC_WARN;
-		for (i = 0; i < 3; i++) {
-			i64 = 0;
-			if (dtcp_get_i64(b->cont, it, map, fi64[i], 0, &i64,
-			    err) == DTC_FAILED)
-				return DTC_WARN;
-		}
-		*library = i64 == 1000;     /* DTRACEFLT_LIBRARY */
-		return DTC_OK;
-	}
-	if (dtcp_get_u64(b->cont, it, map, "kind", 0, &u, err) == DTC_FAILED ||
-	    dtcp_get_u64(b->cont, it, map, "drops", 0, &u, err) == DTC_FAILED)
-		return DTC_WARN;
-	return DTC_OK;
-}
-
-static bbuf *
-new_buf(dtc_batch *b)
-{
-	if (b->nbufs == b->capbufs) {
-		size_t cap = b->capbufs ? b->capbufs * 2 : 8;
-		bbuf *nb;
-
-		if (cap > 65536 || (nb = realloc(b->bufs,
-		    cap * sizeof(*nb))) == NULL)
-			return NULL;
-		memset(nb + b->capbufs, 0, (cap - b->capbufs) * sizeof(*nb));
-		b->bufs = nb;
-		b->capbufs = cap;
-	}
-	return &b->bufs[b->nbufs++];
-}
-
-/* The read-ahead buffer joins the pass (its bytes into the slot's own). */
-static int
-take_pending_buf(dtc_batch *b)
-{
-	bbuf *s = new_buf(b), save;
-
-	if (s == NULL)
-		return -1;
-	save = *s;
-	*s = b->pbuf;
-	s->owned = save.owned;
-	s->owned_cap = save.owned_cap;
-	s->w = save.w;
-	if (b->pbuf.data == b->pbuf.owned && b->pbuf.size > 0) {
-		if (s->owned_cap < b->pbuf.size) {
-			uint8_t *q = realloc(s->owned, b->pbuf.size);
-
-			if (q == NULL)
-				return -1;
-			s->owned = q;
-			s->owned_cap = b->pbuf.size;
-		}
-		memcpy(s->owned, b->pbuf.data, b->pbuf.size);
-		s->data = s->owned;
-	}
-	s->started = 0;
-	return 0;
-}
-
-/*
- * Read items until the current pass is complete: consume.c's read_pass,
- * keeping of each item only what decides the records and their order.
- * PASS_READY: a pass is ready (or the capture ended: b->eof). DTC_WARN:
- * err says what was skipped; call again. DTC_FATAL.
- */
-static int
-read_pass(dtc_batch *b, dtc_error *err)
-{
-	dtcp_item it;
-	int rc;
-
-	if (b->nbufs == 0 && b->npopts > 0)
-		apply_options(b);
-	for (;;) {
-		uint32_t pass = 0;
-		uint64_t u = 0;
-
-		if (b->have_pending) {
-			/* an item of a later pass, or a note (drop, fault,
-			 * interrupt), completes the current pass */
-			if (b->nbufs > 0 && (b->ppass != b->pass ||
-			    b->pkind == P_NOTE))
-				return PASS_READY;
-			b->have_pending = 0;
-			b->pass = b->ppass;
-			if (b->pkind == P_STATUS) {
-				b->have_status = 1;
-				b->began_on = b->pbegan_on;
-				b->ended_on = b->pended_on;
-				b->exiting = b->pexiting;
-			} else if (b->pkind == P_BUF) {
-				if (take_pending_buf(b) != 0)
-					goto nomem;
-			}
-			continue;
-		}
-		if (b->eof)
-			return PASS_READY;
-		rc = dtcp_container_next(b->cont, &it, err);
-		if (rc == DTC_EOF) {
-			b->eof = 1;
-			return PASS_READY;
-		}
-		if (rc == DTC_FATAL) {
-			b->eof = 1;
-			return DTC_FATAL;
-		}
-		if (rc != DTC_OK)
-			return rc;
-		if (flavor_mismatch(b, &it, err))
-			return DTC_WARN;
-		rc = dtcp_meta_add_item(&b->meta, b->cont, &it, b->illumos, err);
-		if (rc != DTC_EOF) {
-			if (rc == DTC_OK)
-				continue;
-			/* a metadata item skipped: say so, and go on */
-			return rc == DTC_FAILED ? DTC_WARN : rc;
-		}
-		if (strcmp(it.kind, "options") == 0) {
-			int bad = read_options(b, &it) != 0;
-
-			if (b->nbufs == 0)
-				apply_options(b);
-			else if (!bad)
-				return PASS_READY;
-			continue;
-		}
-		if (strcmp(it.kind, "end") == 0) {
-			b->saw_end = 1;
-			continue;
-		}
-		if (strcmp(it.kind, "status") == 0) {
-			if ((rc = read_status(b, &it, &pass, err)) != DTC_OK)
-				return rc;
-			b->pkind = P_STATUS;
-		} else if (strcmp(it.kind, "buf") == 0 ||
-		    strcmp(it.kind, "recs") == 0) {
-			rc = read_buf(b, &it, &b->pbuf, &pass, err);
-			if (rc != DTC_OK)
-				return rc;
-			b->pkind = P_BUF;
-		} else if (strcmp(it.kind, "aggbuf") == 0) {
-			/* not records, but it marks its pass */
-			if ((rc = check_aggbuf(b, &it, &pass, err)) != DTC_OK)
-				return rc;
-			b->pkind = P_OTHER;
-		} else if (strcmp(it.kind, "aggsnap") == 0) {
-			if (dtcp_get_u64(b->cont, &it, &it.nodes[0], "pass", 1,
-			    &u, err) != DTC_OK)
-				return DTC_WARN;
-			pass = (uint32_t)u;
-			b->pkind = P_OTHER;
-		} else if (strcmp(it.kind, "interrupt") == 0 ||
-		    strcmp(it.kind, "fault") == 0 ||
-		    strcmp(it.kind, "drop") == 0) {
-			int library = 0;
-
-			if ((rc = read_note(b, &it, &pass, &library, err)) !=
-			    DTC_OK)
-				return rc;
-			/* a library-level fault is decoded from its record
-			 * (consume.c drops the item) */
-			if (library)
-				continue;
-			b->pkind = P_NOTE;
-			b->ppass = pass < b->pass ? b->pass : pass;
-			b->have_pending = 1;
-			if (b->nbufs > 0)
-				return PASS_READY;
-			continue;
-		} else {
-			continue;
-		}
-		if (pass < b->pass) {
-			dtcp_error_set(err, DTC_E_BADVALUE, b->source, it.index,
-			    (long long)it.offset, -1, "%s item of pass %u after "
-			    "pass %u: pass numbers never decrease; read as pass "
-			    "%u", it.kind, pass, b->pass, b->pass);
-			b->ppass = b->pass;
-			b->have_pending = 1;
-			return DTC_WARN;
-		}
-		b->ppass = pass;
-		b->have_pending = 1;
-	}
-nomem:
-	dtcp_error_set(err, DTC_E_NOMEM, b->source, -1, -1, -1,
-	    "out of memory");
-	return DTC_FATAL;
-}
-
-/* ------------------------------------------------------------ passes */
-
-static int
-add_seg(dtc_batch *b, int buf, enum filter f)
-{
-	if (b->nsegs == b->capsegs) {
-		size_t cap = b->capsegs ? b->capsegs * 2 : 16;
-		bseg *ns = realloc(b->segs, cap * sizeof(*ns));
-
-		if (ns == NULL)
-			return -1;
-		b->segs = ns;
-		b->capsegs = cap;
-	}
-	b->segs[b->nsegs].buf = buf;
-	b->segs[b->nsegs].filter = f;
-	b->nsegs++;
-	return 0;
-}
-
-static int
-bufcmp(const void *x, const void *y)
-{
-	const bbuf *p = x, *q = y;
-
-	/* two buffers of one CPU (damage consume.c reports): file order */
-	if (p->cpu != q->cpu)
-		return p->cpu < q->cpu ? -1 : 1;
-	return p->item < q->item ? -1 : p->item > q->item;
-}
-
-/* consume.c's plan_pass: the order of the pass's buffers. */
-static int
-plan_pass(dtc_batch *b)
-{
-	int begin = -1, end = -1;
-	size_t i;
-
-	b->nsegs = b->seg = 0;
-	if (b->hdr.v2) {
-		b->temporal = 0;
-		for (i = 0; i < b->nbufs; i++)
-			if (add_seg(b, (int)i, F_ALL) != 0)
-				return -1;
-		return 0;
-	}
-	qsort(b->bufs, b->nbufs, sizeof(*b->bufs), bufcmp);
-	b->temporal = dtcp_opt_isset(&b->opts, DTCP_OPT_TEMPORAL);
-	if (b->temporal) {
-		b->nheap = b->heap_i = 0;
-		b->heap_ready = 0;
-		b->refill = NULL;
-		if (b->capheap < b->nbufs) {
-			bbuf **h = realloc(b->heap, b->nbufs * sizeof(*h));
-
-			if (h == NULL)
-				return -1;
-			b->heap = h;
-			b->capheap = b->nbufs;
-		}
-		return 0;
-	}
-	for (i = 0; i < b->nbufs; i++) {
-		/* of two buffers of one CPU, BEGIN's records are in the first */
-		if (!b->began_consumed && b->have_status && begin < 0 &&
-		    b->bufs[i].cpu == b->began_on)
-			begin = (int)i;
-		if (b->have_status && (b->exiting || b->ended_on >= 0) &&
-		    b->bufs[i].cpu == b->ended_on)
-			end = (int)i;
-	}
-	if (begin >= 0) {
-		b->began_consumed = 1;
-		if (add_seg(b, begin, begin == end ? F_BEGIN_ONLY : F_ALL))
-			return -1;
-	}
-	for (i = 0; i < b->nbufs; i++)
-		if ((int)i != begin && (int)i != end &&
-		    add_seg(b, (int)i, F_ALL) != 0)
-			return -1;
-	if (end >= 0 && add_seg(b, end, end == begin ? F_NOT_BEGIN : F_ALL) !=
-	    0)
-		return -1;
-	return 0;
-}
-
-static int
-start_buffer(dtc_batch *b, bbuf *pb, dtc_error *err)
-{
-	pb->w.meta = &b->meta;
-	pb->w.v2 = b->hdr.v2;
-	pb->w.swap = b->swap;
-	pb->w.cpu = pb->cpu;
-	pb->w.source = b->source;
-	pb->w.item = pb->item;
-	pb->w.file_offset = pb->file_offset;
-	pb->started = 1;
-	pb->done = 0;
-	return dtcp_walker_start(&pb->w, pb->data, pb->size, pb->oldest, err);
-}
-
-/* Oldest record first; equal timestamps by CPU (consume.c's older). */
-static int
-older(const bbuf *x, const bbuf *y)
-{
-	if (x->cur.timestamp != y->cur.timestamp)
-		return x->cur.timestamp < y->cur.timestamp;
-	return x->cpu < y->cpu;
-}
-
-static void
-heap_push(dtc_batch *b, bbuf *pb)
-{
-	size_t i = b->nheap++, parent;
-
-	while (i > 0) {
-		parent = (i - 1) / 2;
-		if (!older(pb, b->heap[parent]))
-			break;
-		b->heap[i] = b->heap[parent];
-		i = parent;
-	}
-	b->heap[i] = pb;
-}
-
-static bbuf *
-heap_pop(dtc_batch *b)
-{
-	bbuf *top = b->heap[0], *last = b->heap[--b->nheap];
-	size_t i = 0, c;
-
-	while ((c = 2 * i + 1) < b->nheap) {
-		if (c + 1 < b->nheap && older(b->heap[c + 1], b->heap[c]))
-			c++;
-		if (!older(b->heap[c], last))
-			break;
-		b->heap[i] = b->heap[c];
-		i = c;
-	}
-	if (b->nheap > 0)
-		b->heap[i] = last;
-	return top;
-}
-
-static int
-heap_fill(dtc_batch *b, bbuf *pb, dtc_error *err)
-{
-	int rc = dtcp_walker_next(&pb->w, &pb->cur, err);
-
-	if (rc == DTC_OK) {
-		heap_push(b, pb);
-		return DTC_OK;
-	}
-	if (rc == DTC_EOF) {
-		pb->done = 1;
-		return DTC_OK;
-	}
-	return rc;
-}
-
-static int
-temporal_record(dtc_batch *b, dtc_error *err)
-{
-	bbuf *pb;
-	int rc;
-
-	while (!b->heap_ready) {
-		if (b->heap_i == b->nbufs) {
-			b->heap_ready = 1;
-			break;
-		}
-		pb = &b->bufs[b->heap_i];
-		if (!pb->started && (rc = start_buffer(b, pb, err)) != DTC_OK)
-			return rc;
-		b->heap_i++;
-		if ((rc = heap_fill(b, pb, err)) != DTC_OK) {
-			b->refill = pb;
-			return rc;
-		}
-	}
-	if (b->refill != NULL) {
-		pb = b->refill;
-		b->refill = NULL;
-		if (!pb->done && (rc = heap_fill(b, pb, err)) != DTC_OK) {
-			b->refill = pb;
-			return rc;
-		}
-	}
-	if (b->nheap == 0)
-		return DTC_EOF;
-	pb = heap_pop(b);
-	b->rb = pb;
-	b->rec = pb->cur;
-	b->refill = pb;
-	return DTC_OK;
-}
-
-static int
-is_begin_probe(const dtc_probedesc *p)
-{
-	return p != NULL && strcmp(p->provider, "dtrace") == 0 &&
-	    strcmp(p->name, "BEGIN") == 0;
-}
-
-/* The next record of the pass (consume.c's next_record): DTC_OK, DTC_EOF
- * at the end of the pass, DTC_WARN (skip; call again). */
-static int
-next_record(dtc_batch *b, dtc_error *err)
-{
-	int rc;
-
-	if (b->temporal)
-		return temporal_record(b, err);
-	while (b->seg < b->nsegs) {
-		bseg *s = &b->segs[b->seg];
-		bbuf *pb = &b->bufs[s->buf];
-
-		if (!pb->started || (s->filter == F_NOT_BEGIN && pb->done)) {
-			if ((rc = start_buffer(b, pb, err)) != DTC_OK)
-				return rc;
-		}
-		for (;;) {
-			const dtc_probedesc *p;
-
-			rc = dtcp_walker_next(&pb->w, &b->rec, err);
-			if (rc == DTC_EOF)
-				break;
-			if (rc != DTC_OK)
-				return rc;
-			if (s->filter != F_ALL) {
-				const dtc_eprobedesc *ep = b->rec.ep;
-
-				p = ep->probe;
-				if (ep->uarg == 1 && ep->nrecs >= 1) {
-					const dtc_eprobedesc *f = dtcp_meta_eprobe(
-					    &b->meta, (uint32_t)dtcp_ldsz(
-					    b->rec.data + ep->recs[0].offset,
-					    ep->recs[0].size <= 8 ?
-					    ep->recs[0].size : 8, b->swap));
-					p = f != NULL ? f->probe : NULL;
-				}
-				if ((s->filter == F_BEGIN_ONLY) != is_begin_probe(p))
-					continue;
-			}
-			b->rb = pb;
-			return DTC_OK;
-		}
-		pb->done = 1;
-		b->seg++;
-	}
-	return DTC_EOF;
 }
 
 /* ------------------------------------------------------------ tables */
@@ -1159,7 +288,7 @@ classify(dtc_batch *b, const dtc_eprobedesc *ep, bcol **cols, uint32_t *ncols)
 
 		switch (rd->action) {
 		case DTC_ACT_PRINTF:
-			fmt = dtcp_meta_recformat(&b->meta, ep, i);
+			fmt = dtcp_meta_recformat(&b->cap.meta, ep, i);
 			if (fmt == NULL)
 				goto other;
 			n = dtcp_format_nrecs(fmt);
@@ -1179,7 +308,7 @@ classify(dtc_batch *b, const dtc_eprobedesc *ep, bcol **cols, uint32_t *ncols)
 			continue;
 		case DTC_ACT_DIFEXPR:
 			/* legacy print(): a DIFEXPR with a type */
-			if (rd->format != 0 && !b->hdr.v2)
+			if (rd->format != 0 && !b->cap.hdr.v2)
 				goto other;
 			break;
 		case DTC_ACT_EXIT:
@@ -1192,7 +321,7 @@ classify(dtc_batch *b, const dtc_eprobedesc *ep, bcol **cols, uint32_t *ncols)
 			continue;
 		case DTC_ACT_COMMIT:
 		case DTC_ACT_DISCARD:
-			if (b->hdr.v2) {
+			if (b->cap.hdr.v2) {
 				i++;
 				continue;
 			}
@@ -1222,7 +351,7 @@ classify(dtc_batch *b, const dtc_eprobedesc *ep, bcol **cols, uint32_t *ncols)
 		i++;
 	}
 	/* dtrace-utils' strings: text up to the NUL (dtc_record_string) */
-	for (k = 0; b->hdr.v2 && k < *ncols; k++)
+	for (k = 0; b->cap.hdr.v2 && k < *ncols; k++)
 		if ((*cols)[k].code == C_BYTES &&
 		    dtcp_v2_string(&ep->recs[(*cols)[k].rec]))
 			(*cols)[k].code = C_V2STR;
@@ -1458,16 +587,16 @@ list_table(dtc_batch *b, btable *t)
 static int
 refuse(dtc_batch *b, const btable *t, dtc_error *err)
 {
-	const dtc_eprobedesc *ep = b->rec.ep;
-	long long off = (long long)(b->rb->file_offset + b->rec.raw_offset);
+	const dtc_eprobedesc *ep = b->ps.rec.ep;
+	long long off = (long long)(b->ps.rb->file_offset + b->ps.rec.raw_offset);
 
 	if (t->tkind == T_BAD)
-		dtcp_error_set(err, DTC_E_BADRECDESC, b->source, b->rb->item,
-		    off, b->rb->cpu, "record of enabled probe %u skipped: its "
-		    "description is inconsistent", b->rec.epid);
+		dtcp_error_set(err, DTC_E_BADRECDESC, b->cap.source, b->ps.rb->item,
+		    off, b->ps.rb->cpu, "record of enabled probe %u skipped: its "
+		    "description is inconsistent", b->ps.rec.epid);
 	else
-		dtcp_error_set(err, DTC_E_DMISMATCH, b->source, b->rb->item,
-		    off, b->rb->cpu, "the ERROR enabling %u has %u records, not "
+		dtcp_error_set(err, DTC_E_DMISMATCH, b->cap.source, b->ps.rb->item,
+		    off, b->ps.rb->cpu, "the ERROR enabling %u has %u records, not "
 		    "5", ep->epid, ep->nrecs);
 	return DTC_WARN;
 }
@@ -1478,134 +607,18 @@ int
 dtc_batch_select(dtc_batch *b, const char *what, const char *value,
     dtc_error *err)
 {
-	char why[200];
-
 	dtc_error_clear(err);
 	if (b->nbatches > 0 || b->dead) {
-		dtcp_error_set(err, DTC_E_BADOPTION, b->source, -1, -1, -1,
+		dtcp_error_set(err, DTC_E_BADOPTION, b->cap.source, -1, -1, -1,
 		    "a selection after the first batch: too late, rows "
 		    "delivered cannot be taken back");
 		return DTC_FAILED;
 	}
-	if (b->sel == NULL) {
-		if ((b->sel = malloc(sizeof(*b->sel))) == NULL) {
-			dtcp_error_set(err, DTC_E_NOMEM, b->source, -1, -1, -1,
-			    "out of memory");
-			return DTC_FAILED;
-		}
-		dtcp_select_init(b->sel);
-	}
-	if (dtcp_select_add(b->sel, what, value, why, sizeof(why)) != DTC_OK) {
-		dtcp_error_set(err, DTC_E_BADOPTION, b->source, -1, -1, -1,
-		    "%s", why);
-		return DTC_FAILED;
-	}
-	return DTC_OK;
+	return dtcp_pass_select(&b->ps, what, value, err);
 }
 
 /*
- * consume.c's select_prepare, at the start of each pass until the times
- * are known: refuse a selection the capture cannot honour, and count
- * +DURATION bounds from the earliest first record of the pass's buffers
- * (each buffer is in time order, the CPUs are not).
- */
-static int
-select_prepare(dtc_batch *b, dtc_error *err)
-{
-	const dtcp_tbound *wall;
-	dtcp_walker w;
-	dtcp_walkrec rec;
-	uint64_t first = 0;
-	size_t i;
-	int found = 0;
-
-	if (b->sel->time_ready || !dtcp_select_has_time(b->sel))
-		return DTC_OK;
-	if (!b->sel_checked) {
-		wall = dtcp_select_wall_bound(b->sel);
-		if (wall != NULL && !b->meta.have_clock) {
-			dtcp_error_set(err, DTC_E_BADOPTION, b->source, -1, -1,
-			    -1, "cannot select %s %s: wall-clock times need the "
-			    "capture's clock item, and it has none (give ns or "
-			    "+DURATION)", wall == &b->sel->since ? "since" :
-			    "until", wall->text);
-			return DTC_FATAL;
-		}
-		/* dtrace-v2 records have their pass's time, in captures
-		 * whose first clock item says so (dtsnap(5)) */
-		if (b->hdr.v2 && !b->meta.pass_clocks) {
-			dtcp_error_set(err, DTC_E_BADOPTION, b->source, -1, -1,
-			    -1, "cannot select by time (since, until): the "
-			    "records of this dtrace-v2 capture carry no "
-			    "timestamps (it has no pass clocks)");
-			return DTC_FATAL;
-		}
-		b->sel_checked = 1;
-	}
-	if (!dtcp_select_needs_first(b->sel)) {
-		dtcp_select_resolve(b->sel, b->meta.clock_hrtime,
-		    b->meta.clock_walltime, 0);
-		return DTC_OK;
-	}
-	for (i = 0; i < b->nbufs; i++) {
-		const bbuf *pb = &b->bufs[i];
-
-		memset(&w, 0, sizeof(w));
-		w.meta = &b->meta;
-		w.swap = b->swap;
-		w.cpu = pb->cpu;
-		w.item = pb->item;
-		w.source = b->source;
-		/* damage is reported when the buffer is walked */
-		if (dtcp_walker_start(&w, pb->data, pb->size, pb->oldest,
-		    NULL) != DTC_FATAL && dtcp_walker_next(&w, &rec, NULL) ==
-		    DTC_OK && (!found || rec.timestamp < first)) {
-			first = rec.timestamp;
-			found = 1;
-		}
-		dtcp_walker_free(&w);
-	}
-	if (found)
-		dtcp_select_resolve(b->sel, b->meta.clock_hrtime,
-		    b->meta.clock_walltime, first);
-	return DTC_OK;
-}
-
-/*
- * The selection's verdict on the record set in b->rec (consume.c's
- * firing_selected): an ERROR record is in when dtrace:::ERROR is, or the
- * enabling that faulted (named by its first record).
- */
-static int __attribute__((noinline))
-batch_selected(dtc_batch *b)
-{
-	const dtc_eprobedesc *ep = b->rec.ep, *fep;
-	const dtc_recdesc *rd;
-	dtcp_select *s = b->sel;
-
-	/* no first record was found before this one (a damaged buffer):
-	 * it is the first */
-	if (!s->time_ready && dtcp_select_has_time(s))
-		dtcp_select_resolve(s, b->meta.clock_hrtime,
-		    b->meta.clock_walltime, b->rec.timestamp);
-	if (!dtcp_select_where(s, b->rb->cpu, b->rec.timestamp))
-		return 0;
-	if (dtcp_select_enabling(s, ep->epid, ep->probeid, ep->probe))
-		return 1;
-	if (ep->uarg != 1 || ep->nrecs < 1)
-		return 0;
-	rd = &ep->recs[0];
-	if (rd->size == 0 || rd->offset >= ep->size ||
-	    (rd->size <= 8 ? rd->size : 8) > ep->size - rd->offset)
-		return 0;
-	fep = dtcp_meta_eprobe(&b->meta, (uint32_t)dtcp_ldsz(b->rec.data +
-	    rd->offset, rd->size <= 8 ? rd->size : 8, b->swap));
-	return fep != NULL &&
-	    dtcp_select_enabling(s, fep->epid, fep->probeid, fep->probe);
-}
-
-/*
- * The record in b->rec as a row of its table, or the warning dtc_next
+ * The record in b->ps.rec as a row of its table, or the warning dtc_next
  * gives for it.  Called for every record: the table comes from a small
  * direct-mapped cache, and each column's value is read by a code decided
  * when the table was made.
@@ -1613,15 +626,18 @@ batch_selected(dtc_batch *b)
 static inline int __attribute__((always_inline))
 take_record(dtc_batch *b, dtc_error *err)
 {
-	const dtc_eprobedesc *ep = b->rec.ep;
-	const uint8_t *d = b->rec.data;
+	const dtc_eprobedesc *ep = b->ps.rec.ep;
+	const uint8_t *d = b->ps.rec.data;
 	unsigned slot = ep->epid & 255;
-	int swap = b->swap;
+	int swap = b->cap.swap;
 	btable *t;
 	bcol *c, *ce;
 	size_t row;
 
-	if (b->sel != NULL && !batch_selected(b))
+	/* a record of a bad description is refused (below) whether the
+	 * selection takes it or not, as dtc_next refuses it */
+	if (b->ps.sel != NULL && !dtcp_eprobe_is_bad(ep) &&
+	    !dtcp_pass_selected(&b->ps))
 		return DTC_OK;      /* left out: no row, no index */
 	if (b->tcache[slot].ep == ep) {
 		t = b->tcache[slot].t;
@@ -1639,9 +655,9 @@ take_record(dtc_batch *b, dtc_error *err)
 		goto nomem;
 	row = t->n;
 	t->index[row] = b->nsets;
-	t->ts[row] = b->rec.timestamp;
-	t->cpu[row] = b->rb->cpu;
-	t->pass[row] = b->pass;
+	t->ts[row] = b->ps.rec.timestamp;
+	t->cpu[row] = b->ps.rb->cpu;
+	t->pass[row] = b->ps.pass;
 	/* (locals: the stores below could alias t for the compiler) */
 	for (c = t->cols, ce = c + t->ncols; c < ce; c++) {
 		const uint8_t *p = d + c->offset;
@@ -1687,9 +703,39 @@ take_record(dtc_batch *b, dtc_error *err)
 	b->nsets++;
 	return DTC_OK;
 nomem:
-	dtcp_error_set(err, DTC_E_NOMEM, b->source, -1, -1, -1,
+	dtcp_error_set(err, DTC_E_NOMEM, b->cap.source, -1, -1, -1,
 	    "out of memory");
 	return DTC_FATAL;
+}
+
+/*
+ * The engine's items up to a pass ready to walk: its notes and snapshots
+ * are not a batch's (the per-event reader has them).
+ */
+static int
+read_pass(dtc_batch *b, dtc_error *err)
+{
+	int rc;
+
+	for (;;) {
+		rc = dtcp_pass_read(&b->ps, err);
+		if (rc != DTCP_PASS_NOTES && rc != DTCP_PASS_AGGBUF &&
+		    rc != DTCP_PASS_AGGSNAP)
+			return rc;
+		dtcp_pass_drop_notes(&b->ps);
+	}
+}
+
+/* The engine's next record: DTC_OK, DTC_EOF at the end of the pass,
+ * DTC_WARN (skip; call again). */
+static int
+next_record(dtc_batch *b, dtc_error *err)
+{
+	int rc;
+
+	while ((rc = dtcp_pass_next_record(&b->ps, err)) == DTCP_PASS_NOTES)
+		dtcp_pass_drop_notes(&b->ps);
+	return rc;
 }
 
 /*
@@ -1743,8 +789,8 @@ walk(dtc_batch *b, size_t max_rows, dtc_error *err)
 	int rc;
 
 	for (;;) {
-		bseg *s;
-		bbuf *pb;
+		dtcp_segment *s;
+		dtcp_pbuf *pb;
 
 		if (b->nrows >= limit)
 			return DTC_OK;
@@ -1752,20 +798,20 @@ walk(dtc_batch *b, size_t max_rows, dtc_error *err)
 			return rc;
 		if ((rc = take_record(b, err)) != DTC_OK)
 			return rc;
-		if (b->temporal || b->seg >= b->nsegs ||
-		    b->segs[b->seg].filter != F_ALL)
+		if (b->ps.temporal || b->ps.seg >= b->ps.nsegs ||
+		    b->ps.segs[b->ps.seg].filter != DTCP_F_ALL)
 			continue;
 		/* the rest of this buffer, record after record */
-		s = &b->segs[b->seg];
-		pb = &b->bufs[s->buf];
+		s = &b->ps.segs[b->ps.seg];
+		pb = &b->ps.bufs[s->buf];
 		while (b->nrows < limit) {
 			if (!pb->w.v2 && pb->w.oldest == 0 &&
-			    fast_next(&pb->w, &b->rec)) {
+			    fast_next(&pb->w, &b->ps.rec)) {
 				if ((rc = take_record(b, err)) != DTC_OK)
 					return rc;
 				continue;
 			}
-			rc = dtcp_walker_next(&pb->w, &b->rec, err);
+			rc = dtcp_walker_next(&pb->w, &b->ps.rec, err);
 			if (rc == DTC_EOF)
 				break;      /* next_record ends the segment */
 			if (rc != DTC_OK)
@@ -1832,7 +878,6 @@ finish(dtc_batch *b, int rc)
 int
 dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err)
 {
-	dtcp_item it;
 	size_t i;
 	int rc;
 
@@ -1847,30 +892,25 @@ dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err)
 	for (;;) {
 		switch (b->state) {
 		case S_HEADER:
-			rc = dtcp_container_next(b->cont, &it, err);
-			if (rc == DTC_EOF) {
-				dtcp_error_set(err, DTC_E_BADHEADER, b->source,
-				    -1, 0, -1, "empty input: no dtsnap header");
-				return finish(b, DTC_FATAL);
-			}
-			if (rc != DTC_OK)
-				return finish(b, DTC_FATAL);
-			if ((rc = read_header(b, &it, err)) != DTC_OK)
+			if ((rc = dtcp_pass_header(&b->ps, err)) != DTC_OK)
 				return finish(b, rc);
 			b->state = S_ITEMS;
+			/* a header value of the wrong type, read past */
+			if (err != NULL && err->code != DTC_E_NONE)
+				return finish(b, DTC_WARN);
 			continue;
 
 		case S_ITEMS:
 			rc = read_pass(b, err);
-			if (rc == DTC_FATAL && b->eof) {
+			if (rc == DTC_FATAL && b->ps.eof) {
 				/* cut short: walk what was read (as dtc_next) */
-				b->state = b->nbufs > 0 ? S_PASS_START : S_DONE;
+				b->state = b->ps.nbufs > 0 ? S_PASS_START : S_DONE;
 				return finish(b, DTC_WARN);
 			}
-			if (rc != PASS_READY)
+			if (rc != DTC_OK)
 				return finish(b, rc);
-			if (b->nbufs == 0) {
-				if (b->eof)
+			if (b->ps.nbufs == 0) {
+				if (b->ps.eof)
 					b->state = S_DONE;
 				continue;
 			}
@@ -1878,29 +918,33 @@ dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err)
 			continue;
 
 		case S_PASS_START:
-			if (b->sel != NULL &&
-			    (rc = select_prepare(b, err)) != DTC_OK)
+			if ((rc = dtcp_pass_select_prepare(&b->ps, err)) !=
+			    DTC_OK)
 				return finish(b, rc);
-			if (plan_pass(b) != 0) {
-				dtcp_error_set(err, DTC_E_NOMEM, b->source, -1,
-				    -1, -1, "out of memory");
-				return finish(b, DTC_FATAL);
-			}
 			b->state = S_WALK;
+			if ((rc = dtcp_pass_plan(&b->ps, err)) != DTC_OK)
+				return finish(b, rc);
 			continue;
 
 		case S_WALK:
 			rc = walk(b, max_rows, err);
 			if (rc == DTC_EOF) {
-				b->nbufs = 0;
-				b->began_consumed = 1;
-				b->state = b->eof && !b->have_pending ? S_DONE :
+				dtcp_pass_done(&b->ps);
+				dtcp_pass_drop_notes(&b->ps);
+				b->state = b->ps.eof && !b->ps.have_pending ? S_DONE :
 				    S_ITEMS;
 				continue;
 			}
 			return finish(b, rc);
 
 		case S_DONE:
+			/* a capture without records refuses what it cannot
+			 * honour as well; then what was after the end item */
+			if (!b->ps.sel_checked &&
+			    (rc = dtcp_pass_select_prepare(&b->ps, err)) != DTC_OK)
+				return finish(b, rc);
+			if (dtcp_pass_after_end(&b->ps, err) != DTC_OK)
+				return finish(b, DTC_WARN);
 			return finish(b, DTC_EOF);
 		}
 	}

@@ -1,12 +1,13 @@
 /*
  * consume.c - the reader: the consumer loop behind dtc_next().
  *
- * It does what dtrace_work() does on a live system, from the capture:
- * for each consume pass, report status drops, add the aggregation
- * snapshots into the running state, then consume the pass's principal
- * buffers in libdtrace's order (the BEGIN CPU first and the END CPU last,
- * or merged by timestamp with option temporal), turning records into
- * events.  At the end it prints the aggregations no printa() printed.
+ * It does what dtrace_work() does on a live system, from the capture.
+ * The pass engine (pass.c) reads each consume pass and hands out its
+ * records in libdtrace's order (the BEGIN CPU first and the END CPU last,
+ * or merged by timestamp with option temporal), its drops and notices as
+ * notes, and its aggregation snapshots; here the snapshots go into the
+ * running aggregation state and records and notes become events.  At the
+ * end it prints the aggregations no printa() printed.
  *
  * dtc_next() is a generator: every call resumes the state machine and
  * returns one event, so a consumer can stop anywhere and nothing is
