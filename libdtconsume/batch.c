@@ -733,7 +733,7 @@ next_record(dtc_batch *b, dtc_error *err)
 {
 	int rc;
 
-	while ((rc = dtcp_pass_next_record(&b->ps, err)) == DTCP_PASS_NOTES)
+	while ((rc = dtcp_pass_next_record_fast(&b->ps, err)) == DTCP_PASS_NOTES)
 		dtcp_pass_drop_notes(&b->ps);
 	return rc;
 }

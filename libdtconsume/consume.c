@@ -1263,7 +1263,7 @@ read_pass(dtc_reader *r, dtc_error *err)
 static inline int __attribute__((always_inline))
 next_record(dtc_reader *r, dtc_error *err)
 {
-	int rc = dtcp_pass_next_record(&r->ps, err);
+	int rc = dtcp_pass_next_record_fast(&r->ps, err);
 
 	if (__builtin_expect(r->ps.flow_reset, 0)) {
 		r->ps.flow_reset = 0;

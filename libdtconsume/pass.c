@@ -940,6 +940,9 @@ start_buffer(dtcp_pass *ps, dtcp_pbuf *b, dtc_error *err)
 	b->w.file_offset = b->file_offset;
 	b->started = 1;
 	b->done = 0;
+	/* dtcp_pass_next_record_fast leaves it as it is for the records of
+	 * a buffer after its first */
+	ps->cap->meta.proc_horizon = b->item;
 	return dtcp_walker_start(&b->w, b->data, b->size, b->oldest, err);
 }
 
