@@ -46,7 +46,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "dtc_private.h"
+#include "capture.h"
+#include "agg.h"
 
 /* lquantize / llquantize argument words (sys/dtrace.h) */
 #define LQ_BASE(x)   ((int32_t)((uint64_t)(x) & 0xffffffffu))
@@ -571,14 +572,14 @@ mods_build(dtcp_aggstate *a, const dtcp_meta *m)
 }
 
 static int
-mod_base(dtcp_aggstate *a, const dtc_reader *r, uint64_t addr, uint64_t *base)
+mod_base(dtcp_aggstate *a, const dtcp_capture *r, uint64_t addr, uint64_t *base)
 {
 	dtc_symbol s;
 	size_t lo, hi;
 
 	memset(&s, 0, sizeof(s));
-	if (!dtc_ksym_lookup(r, addr, &s) || s.module == NULL ||
-	    mods_build(a, dtcp_reader_meta(r)) != 0)
+	if (!dtc_capture_ksym_lookup(r, addr, &s) || s.module == NULL ||
+	    mods_build(a, (&r->meta)) != 0)
 		return 0;
 	lo = 0;
 	hi = a->nmods;
@@ -600,13 +601,13 @@ mod_base(dtcp_aggstate *a, const dtc_reader *r, uint64_t addr, uint64_t *base)
 
 /* umod(): the start of the mapping that holds the address. */
 static int
-umap_base(const dtc_reader *r, uint64_t pid, uint64_t addr, uint64_t *base)
+umap_base(const dtcp_capture *r, uint64_t pid, uint64_t addr, uint64_t *base)
 {
-	const dtcp_meta *m = dtcp_reader_meta(r);
+	const dtcp_meta *m = r != NULL ? &r->meta : NULL;
 	const dtcp_proc *p;
 	size_t lo, hi;
 
-	/* as dtc_usym_lookup: no pid 0, the description in force */
+	/* as dtc_capture_usym_lookup: no pid 0, the description in force */
 	if (pid == 0 || (p = dtcp_meta_proc(m, pid)) == NULL || p->nmaps == 0)
 		return 0;
 	/* the last map starting at or below addr */
@@ -643,7 +644,7 @@ has_symkeys(const dtc_aggdesc *d)
 
 /* Rewrite the symbol keys of the entry copy e in place. */
 static void
-rewrite_symkeys(dtcp_aggstate *a, const dtc_reader *r, const dtc_aggdesc *d,
+rewrite_symkeys(dtcp_aggstate *a, const dtcp_capture *r, const dtc_aggdesc *d,
     uint8_t *e, int swap)
 {
 	uint32_t j;
@@ -660,7 +661,7 @@ rewrite_symkeys(dtcp_aggstate *a, const dtc_reader *r, const dtc_aggdesc *d,
 			if (rd->size < 8)
 				break;
 			v = dtcp_ld64(p, swap);
-			if (dtc_ksym_lookup(r, v, &s) && s.name != NULL)
+			if (dtc_capture_ksym_lookup(r, v, &s) && s.name != NULL)
 				dtcp_st64(p, s.start, swap);
 			break;
 		case DTC_ACT_MOD:
@@ -674,7 +675,7 @@ rewrite_symkeys(dtcp_aggstate *a, const dtc_reader *r, const dtc_aggdesc *d,
 				break;
 			pid = dtcp_ld64(p, swap);
 			v = dtcp_ld64(p + 8, swap);
-			if (dtc_usym_lookup(r, pid, v, &s) && s.name != NULL)
+			if (dtc_capture_usym_lookup(r, pid, v, &s) && s.name != NULL)
 				dtcp_st64(p + 8, s.start, swap);
 			break;
 		case DTC_ACT_UMOD:
@@ -1024,18 +1025,18 @@ insert(dtcp_aggstate *a, const dtc_aggdesc *d, const uint8_t *e, uint64_t h,
 	return 0;
 }
 
-static int warn(dtc_error *err, const dtc_reader *r, int code, int cpu,
+static int warn(dtc_error *err, const dtcp_capture *r, int code, int cpu,
     size_t offs, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* A skipped entry: where (cpu, buffer offset) and why. */
 static int
-warn(dtc_error *err, const dtc_reader *r, int code, int cpu, size_t offs,
+warn(dtc_error *err, const dtcp_capture *r, int code, int cpu, size_t offs,
     const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	dtcp_error_vset(err, code, dtc_reader_source(r), -1, (long long)offs,
+	dtcp_error_vset(err, code, r->source, -1, (long long)offs,
 	    cpu, fmt, ap);
 	va_end(ap);
 	return DTC_WARN;
@@ -1091,11 +1092,11 @@ merge_ent(dtcp_aggstate *a, const struct dinfo *di, const uint8_t *e,
  * go on after it, -1 to return *rv.
  */
 static int
-slow_one(dtcp_aggstate *a, const dtc_reader *r, int cpu, const uint8_t *buf,
+slow_one(dtcp_aggstate *a, const dtcp_capture *r, int cpu, const uint8_t *buf,
     size_t len, size_t *offs, dtc_error *err, int *rv)
 {
-	const dtcp_meta *m = dtcp_reader_meta(r);
-	int swap = dtcp_reader_swap(r);
+	const dtcp_meta *m = r != NULL ? &r->meta : NULL;
+	int swap = r->swap;
 	const dtc_aggdesc *d;
 	const uint8_t *e;
 	struct dinfo di;
@@ -1147,7 +1148,7 @@ slow_one(dtcp_aggstate *a, const dtc_reader *r, int cpu, const uint8_t *buf,
 	*offs += d->size;
 	return 0;
 nomem:
-	dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r), -1,
+	dtcp_error_set(err, DTC_E_NOMEM, r->source, -1,
 	    (long long)*offs, cpu, "out of memory merging aggregations");
 	*rv = DTC_FAILED;
 	return -1;
@@ -1265,11 +1266,11 @@ pipeline(dtcp_aggstate *a, const dtcp_meta *m, struct dinfo *dc,
 }
 
 int
-dtcp_agg_snap(dtcp_aggstate *a, const dtc_reader *r, int cpu,
+dtcp_agg_snap(dtcp_aggstate *a, const dtcp_capture *r, int cpu,
     const uint8_t *buf, size_t len, dtc_error *err)
 {
-	const dtcp_meta *m = dtcp_reader_meta(r);
-	int swap = dtcp_reader_swap(r), rv = DTC_OK, rc;
+	const dtcp_meta *m = r != NULL ? &r->meta : NULL;
+	int swap = r->swap, rv = DTC_OK, rc;
 	struct dinfo dc[DCACHE];
 	size_t offs = 0;
 
@@ -1280,7 +1281,7 @@ dtcp_agg_snap(dtcp_aggstate *a, const dtc_reader *r, int cpu,
 		else
 			rc = pipeline(a, m, dc, buf, len, &offs, 0);
 		if (rc != 0) {
-			dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r),
+			dtcp_error_set(err, DTC_E_NOMEM, r->source,
 			    -1, (long long)offs, cpu,
 			    "out of memory merging aggregations");
 			return DTC_FAILED;
@@ -1303,11 +1304,11 @@ static void compact(dtcp_aggstate *a);
  * creation order, printed marks) stays, as it does in the hash.
  */
 int
-dtcp_agg_replace(dtcp_aggstate *a, const dtc_reader *r, const uint8_t *buf,
+dtcp_agg_replace(dtcp_aggstate *a, const dtcp_capture *r, const uint8_t *buf,
     size_t len, dtc_error *err)
 {
-	const dtcp_meta *m = dtcp_reader_meta(r);
-	int swap = dtcp_reader_swap(r), rv = DTC_OK;
+	const dtcp_meta *m = r != NULL ? &r->meta : NULL;
+	int swap = r->swap, rv = DTC_OK;
 	size_t offs = 0, i;
 
 	/* ent_hdr's spare byte marks the entries the snapshot holds */
@@ -1373,7 +1374,7 @@ dtcp_agg_replace(dtcp_aggstate *a, const dtc_reader *r, const uint8_t *buf,
 		compact(a);
 	return rv;
 nomem:
-	dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r), -1,
+	dtcp_error_set(err, DTC_E_NOMEM, r->source, -1,
 	    (long long)offs, -1, "out of memory replacing the aggregations");
 	return DTC_FAILED;
 }
@@ -1648,10 +1649,10 @@ struct sortctx {
 };
 
 static void
-ctx_plain(struct sortctx *c, const dtc_reader *r)
+ctx_plain(struct sortctx *c, const dtcp_capture *r)
 {
-	c->swap = dtcp_reader_swap(r);
-	c->llq_sv = dtc_reader_header(r)->v2 ? llquant_sv_v2 : llquant_sv;
+	c->swap = r->swap;
+	c->llq_sv = (&r->hdr)->v2 ? llquant_sv_v2 : llquant_sv;
 	c->lt = -1;
 	c->gt = 1;
 	c->keysort = 0;
@@ -1661,9 +1662,9 @@ ctx_plain(struct sortctx *c, const dtc_reader *r)
 
 /* The options dt_aggregate_qsort reads. */
 static void
-ctx_options(struct sortctx *c, const dtc_reader *r)
+ctx_options(struct sortctx *c, const dtcp_capture *r)
 {
-	const dtcp_options *o = dtcp_reader_options(r);
+	const dtcp_options *o = (&r->opts);
 	int64_t kp = o->v[DTCP_OPT_AGGSORTKEYPOS];
 
 	ctx_plain(c, r);
@@ -2022,9 +2023,9 @@ sort_default(struct agg_ent **v, size_t n, const struct sortctx *c)
  * aggdesc's sig, which no clear() touches in dtrace-utils.
  */
 static int
-llq_keeps_arg(const dtc_reader *r)
+llq_keeps_arg(const dtcp_capture *r)
 {
-	return dtcp_reader_illumos(r) || dtc_reader_header(r)->v2;
+	return r->illumos || (&r->hdr)->v2;
 }
 
 /* The library actions skip descs without records (dt_*_agg). */
@@ -2035,7 +2036,7 @@ ent_is(const struct agg_ent *e, int64_t varid)
 }
 
 void
-dtcp_agg_clear(dtcp_aggstate *a, const dtc_reader *r, int64_t varid)
+dtcp_agg_clear(dtcp_aggstate *a, const dtcp_capture *r, int64_t varid)
 {
 	int llqarg = llq_keeps_arg(r);
 	size_t i;
@@ -2156,7 +2157,7 @@ compact(dtcp_aggstate *a)
 }
 
 void
-dtcp_agg_trunc(dtcp_aggstate *a, const dtc_reader *r, int64_t varid,
+dtcp_agg_trunc(dtcp_aggstate *a, const dtcp_capture *r, int64_t varid,
     int64_t n)
 {
 	struct sortctx c;
@@ -2218,9 +2219,9 @@ vdesccmp(const void *l, const void *r)
  * change so that printa of a variable without entries stays cheap.
  */
 static const dtc_aggdesc *
-find_desc(dtcp_aggstate *a, const dtc_reader *r, int64_t varid)
+find_desc(dtcp_aggstate *a, const dtcp_capture *r, int64_t varid)
 {
-	const dtcp_meta *m = dtcp_reader_meta(r);
+	const dtcp_meta *m = r != NULL ? &r->meta : NULL;
 	size_t lo, hi, n = 0, cap = 0;
 	uint32_t id;
 
@@ -2338,11 +2339,11 @@ mark_printed(dtcp_aggstate *a, const struct agg_ent *e)
 
 /* Rows of one variable from sorted entries v[0..n-1]. */
 static const dtc_aggprint *
-print_one(dtcp_aggstate *a, const dtc_reader *r, struct agg_ent **v,
+print_one(dtcp_aggstate *a, const dtcp_capture *r, struct agg_ent **v,
     size_t n, int64_t varid, const dtc_aggdesc *d, const dtc_format *fmt,
     int at_exit, dtc_error *err)
 {
-	int swap = dtcp_reader_swap(r);
+	int swap = r->swap;
 	size_t i, nk = 0, kpos = 0;
 
 	for (i = 0; i < n; i++)
@@ -2351,7 +2352,7 @@ print_one(dtcp_aggstate *a, const dtc_reader *r, struct agg_ent **v,
 	    grow(&a->rows, &a->caprows, n, sizeof(*a->rows)) ||
 	    grow(&a->keys, &a->capkeys, nk, sizeof(*a->keys)) ||
 	    grow(&a->vals, &a->capvals, n, sizeof(*a->vals))) {
-		dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r), -1, -1,
+		dtcp_error_set(err, DTC_E_NOMEM, r->source, -1, -1,
 		    -1, "out of memory printing aggregation");
 		return NULL;
 	}
@@ -2412,11 +2413,11 @@ vpos_find(const dtcp_aggstate *a, size_t n, int64_t varid)
 
 /* dtrace_aggregate_walk_joined */
 static const dtc_aggprint *
-print_joined(dtcp_aggstate *a, const dtc_reader *r, const int64_t *varids,
+print_joined(dtcp_aggstate *a, const dtcp_capture *r, const int64_t *varids,
     uint32_t nv, const dtc_format *fmt, dtc_error *err)
 {
-	const dtcp_options *o = dtcp_reader_options(r);
-	int swap = dtcp_reader_swap(r);
+	const dtcp_options *o = (&r->opts);
+	int swap = r->swap;
 	int64_t sp = o->v[DTCP_OPT_AGGSORTPOS];
 	uint32_t sortpos, i, j, nvpos = 0;
 	size_t k, nent = 0, nb = 0, nk = 0, zbytes = 0, start;
@@ -2619,13 +2620,13 @@ done:
 	a->ap.at_exit = 0;
 	return &a->ap;
 nomem:
-	dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r), -1, -1, -1,
+	dtcp_error_set(err, DTC_E_NOMEM, r->source, -1, -1, -1,
 	    "out of memory printing aggregations");
 	return NULL;
 }
 
 const dtc_aggprint *
-dtcp_agg_printa(dtcp_aggstate *a, const dtc_reader *r,
+dtcp_agg_printa(dtcp_aggstate *a, const dtcp_capture *r,
     const int64_t *varids, uint32_t nvars, const dtc_format *fmt,
     dtc_error *err)
 {
@@ -2634,14 +2635,14 @@ dtcp_agg_printa(dtcp_aggstate *a, const dtc_reader *r,
 	uint32_t j;
 
 	if (nvars == 0 || varids == NULL) {
-		dtcp_error_set(err, DTC_E_BADAGG, dtc_reader_source(r), -1, -1,
+		dtcp_error_set(err, DTC_E_BADAGG, r->source, -1, -1,
 		    -1, "printa without an aggregation");
 		return NULL;
 	}
 	for (j = 0; j < nvars; j++) {
 		if (varids[j] <= 0) {
 			/* EDT_BADAGGVAR */
-			dtcp_error_set(err, DTC_E_BADVALUE, dtc_reader_source(r),
+			dtcp_error_set(err, DTC_E_BADVALUE, r->source,
 			    -1, -1, -1, "printa of invalid aggregation "
 			    "variable id %lld", (long long)varids[j]);
 			return NULL;
@@ -2655,7 +2656,7 @@ dtcp_agg_printa(dtcp_aggstate *a, const dtc_reader *r,
 			n++;
 	}
 	if (grow(&a->sorted, &a->capsorted, n, sizeof(*a->sorted))) {
-		dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r), -1, -1,
+		dtcp_error_set(err, DTC_E_NOMEM, r->source, -1, -1,
 		    -1, "out of memory printing aggregation");
 		return NULL;
 	}
@@ -2677,7 +2678,7 @@ dtcp_agg_printa(dtcp_aggstate *a, const dtc_reader *r,
  * with "all unprinted" set, which never sets the flag.
  */
 const dtc_aggprint *
-dtcp_agg_exit_next(dtcp_aggstate *a, const dtc_reader *r, size_t *cursor)
+dtcp_agg_exit_next(dtcp_aggstate *a, const dtcp_capture *r, size_t *cursor)
 {
 	struct sortctx c;
 	size_t i, n, start;

@@ -20,7 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "capture.h"
+#include "agg.h"
+#include "reader.h"
 
 struct dtc_aggmerge {
 	dtc_reader *mr;          /* detached reader holding the merged state */
@@ -80,7 +82,7 @@ same_layout(const dtc_aggdesc *a, const dtc_aggdesc *b)
 static const dtc_aggdesc *
 merged_desc(dtc_aggmerge *m, const dtc_aggdesc *d)
 {
-	dtcp_meta *meta = dtcp_reader_meta_rw(m->mr);
+	dtcp_meta *meta = &dtcp_reader_capture_rw(m->mr)->meta;
 	dtc_aggdesc *nd;
 	dtc_recdesc *recs;
 	size_t i;
@@ -123,7 +125,7 @@ visit(const dtc_aggdesc *d, const uint8_t *data, uint32_t size,
 {
 	dtc_aggmerge *m = arg;
 	const dtc_aggdesc *nd;
-	int swap = dtcp_reader_swap(m->mr);
+	int swap = dtc_reader_capture(m->mr)->swap;
 	uint8_t *p;
 
 	(void)normal;
@@ -164,14 +166,14 @@ dtc_aggmerge_add(dtc_aggmerge *m, const dtc_reader *r, dtc_error *err)
 		    -1, "out of memory");
 		return DTC_FATAL;
 	}
-	if (dtcp_reader_swap(r) != dtcp_reader_swap(m->mr)) {
+	if (dtc_reader_capture(r)->swap != dtc_reader_capture(m->mr)->swap) {
 		dtcp_error_set(err, DTC_E_NOTSUP, dtc_reader_source(r), -1, -1,
 		    -1, "aggregations not merged: the capture's byte order "
 		    "differs from the first capture's");
 		return DTC_WARN;
 	}
 	m->len = 0;
-	dtcp_agg_foreach(dtcp_reader_aggstate(r), visit, m);
+	dtcp_agg_foreach(dtc_reader_capture(r)->agg, visit, m);
 	if (m->nomem) {
 		dtcp_error_set(err, DTC_E_NOMEM, dtc_reader_source(r), -1, -1,
 		    -1, "out of memory merging aggregations");
@@ -179,7 +181,8 @@ dtc_aggmerge_add(dtc_aggmerge *m, const dtc_reader *r, dtc_error *err)
 	}
 	if (m->len == 0)
 		return DTC_OK;
-	rc = dtcp_agg_snap(dtcp_reader_aggstate(m->mr), m->mr, -1, m->buf,
+	rc = dtcp_agg_snap(dtc_reader_capture(m->mr)->agg,
+	    dtc_reader_capture(m->mr), -1, m->buf,
 	    m->len, err);
 	return rc == DTC_OK ? DTC_OK : DTC_WARN;
 }
@@ -192,7 +195,8 @@ dtc_aggmerge_next(dtc_aggmerge *m, const dtc_event **ev)
 	*ev = NULL;
 	if (m->mr == NULL)
 		return DTC_EOF;
-	ap = dtcp_agg_exit_next(dtcp_reader_aggstate(m->mr), m->mr,
+	ap = dtcp_agg_exit_next(dtc_reader_capture(m->mr)->agg,
+	    dtc_reader_capture(m->mr),
 	    &m->cursor);
 	if (ap == NULL)
 		return DTC_EOF;

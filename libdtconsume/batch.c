@@ -199,6 +199,12 @@ dtc_batch_header(const dtc_batch *b)
 	return b->state == S_HEADER ? NULL : &b->cap.hdr;
 }
 
+const dtc_capture *
+dtc_batch_capture(const dtc_batch *b)
+{
+	return &b->cap;
+}
+
 const char *
 dtc_batch_source(const dtc_batch *b)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "base.h"
 
 void
 dtc_buf_init(dtc_buf *b)

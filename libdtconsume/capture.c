@@ -163,3 +163,10 @@ dtcp_capture_foreign(const dtcp_capture *c, const dtcp_item *it,
 	    c->hdr.v2 ? "legacy" : "dtrace-v2");
 	return 1;
 }
+
+void
+dtcp_capture_where(const dtcp_capture *c, dtc_error *err)
+{
+	if (err != NULL && c != NULL && c->where != NULL)
+		c->where(c->where_arg, err);
+}

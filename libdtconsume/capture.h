@@ -8,9 +8,9 @@
 #ifndef DTC_CAPTURE_H
 #define DTC_CAPTURE_H
 
-#include "dtc_private.h"
+#include "decoders.h"
 
-typedef struct dtcp_capture {
+struct dtc_capture {
 	dtcp_container *cont;
 	char *source;            /* the container's name, for messages */
 	dtc_header hdr;
@@ -22,7 +22,13 @@ typedef struct dtcp_capture {
 	 * have_ncpu: it gave one, so a buffer's cpu can be checked */
 	uint64_t ncpu;
 	int have_ncpu;
-} dtcp_capture;
+	/* the aggregation state (agg.c), when a reader keeps one */
+	dtcp_aggstate *agg;
+	/* where the record being rendered is (dtcp_capture_where): the
+	 * reader's answer, so that the engines below it need not know it */
+	void (*where)(const void *arg, dtc_error *err);
+	const void *where_arg;
+};
 
 /* Take cont (closed by dtcp_capture_free, and here on failure); flags as
  * dtc_open_file's.  0, or -1 out of memory (err set). */

@@ -22,7 +22,8 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "dtc_private.h"
+#include "agg.h"
+#include "reader.h"
 #include "pass.h"
 
 #define DTRACEFLT_BADADDR 1
@@ -121,40 +122,16 @@ struct dtc_reader {
 
 /* ------------------------------------------------------------ accessors */
 
-const dtcp_meta *
-dtcp_reader_meta(const dtc_reader *r)
+const dtc_capture *
+dtc_reader_capture(const dtc_reader *r)
 {
-	return r != NULL ? &r->cap.meta : NULL;
+	return &r->cap;
 }
 
-const dtcp_options *
-dtcp_reader_options(const dtc_reader *r)
+dtcp_capture *
+dtcp_reader_capture_rw(dtc_reader *r)
 {
-	return &r->cap.opts;
-}
-
-int
-dtcp_reader_swap(const dtc_reader *r)
-{
-	return r->cap.swap;
-}
-
-int
-dtcp_reader_illumos(const dtc_reader *r)
-{
-	return r->cap.illumos;
-}
-
-dtcp_aggstate *
-dtcp_reader_aggstate(const dtc_reader *r)
-{
-	return r->agg;
-}
-
-dtcp_meta *
-dtcp_reader_meta_rw(dtc_reader *r)
-{
-	return &r->cap.meta;
+	return &r->cap;
 }
 
 static char *
@@ -176,10 +153,10 @@ dtcp_reader_detached(const dtc_reader *like)
 	r->cap.hdr.host = strdup_or_empty(like->cap.hdr.host);
 	r->cap.hdr.producer = strdup_or_empty(like->cap.hdr.producer);
 	r->cap.source = strdup("<merged>");
-	r->agg = dtcp_agg_new();
+	r->cap.agg = dtcp_agg_new();
 	if (r->cap.hdr.os == NULL || r->cap.hdr.release == NULL ||
 	    r->cap.hdr.host == NULL || r->cap.hdr.producer == NULL ||
-	    r->cap.source == NULL || r->agg == NULL) {
+	    r->cap.source == NULL || r->cap.agg == NULL) {
 		dtc_close(r);
 		return NULL;
 	}
@@ -256,6 +233,25 @@ dtc_get_option_string(const dtc_reader *r, const char *name)
 
 /* ------------------------------------------------------------ open/close */
 
+/*
+ * Where the reader is, for a message about rendering what it delivers
+ * (the capture's where): the record being delivered; between record sets
+ * rb is the last buffer read, not where the reader is (an aggregation
+ * printed at the end).
+ */
+static void
+reader_where(const void *arg, dtc_error *err)
+{
+	const dtc_reader *r = arg;
+
+	if (err == NULL || r->ps.rb == NULL ||
+	    (r->state != S_RECORDS && r->state != S_RECORD_END))
+		return;
+	err->item = r->ps.rb->item;
+	err->cpu = r->ps.rb->cpu;
+	err->offset = (long long)(r->ps.rb->file_offset + r->ps.rec.raw_offset);
+}
+
 static dtc_reader *
 reader_new(dtcp_container *c, unsigned flags, dtc_error *err)
 {
@@ -263,19 +259,25 @@ reader_new(dtcp_container *c, unsigned flags, dtc_error *err)
 
 	if (c == NULL)
 		return NULL;
-	if ((r = calloc(1, sizeof(*r))) == NULL ||
-	    (r->agg = dtcp_agg_new()) == NULL) {
+	if ((r = calloc(1, sizeof(*r))) == NULL) {
 		dtcp_error_set(err, DTC_E_NOMEM, dtcp_container_source(c), -1,
 		    -1, -1, "out of memory");
-		free(r);
 		dtcp_container_close(c);
 		return NULL;
 	}
 	if (dtcp_capture_init(&r->cap, c, flags, err) != 0) {
-		dtcp_agg_free(r->agg);
 		free(r);
 		return NULL;
 	}
+	if ((r->cap.agg = dtcp_agg_new()) == NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, r->cap.source, -1, -1, -1,
+		    "out of memory");
+		dtcp_capture_free(&r->cap);
+		free(r);
+		return NULL;
+	}
+	r->cap.where = reader_where;
+	r->cap.where_arg = r;
 	dtcp_pass_init(&r->ps, &r->cap);
 	r->flags = flags;
 	r->rules = &librules_legacy;
@@ -311,7 +313,7 @@ dtc_close(dtc_reader *r)
 {
 	if (r == NULL)
 		return;
-	dtcp_agg_free(r->agg);
+	dtcp_agg_free(r->cap.agg);
 	if (r->borrowed_syms) {
 		r->cap.meta.ksyms = NULL;
 		r->cap.meta.nksyms = 0;
@@ -759,9 +761,9 @@ libact(dtc_reader *r, uint32_t i, dtc_error *err)
 		varid = (int64_t)dtcp_ldsz(r->ps.rec.data + rd->offset, rd->size,
 		    r->cap.swap);
 		if (act == DTC_LIBACT_CLEAR)
-			dtcp_agg_clear(r->agg, r, varid);
+			dtcp_agg_clear(r->cap.agg, &r->cap, varid);
 		else
-			dtcp_agg_denormalize(r->agg, varid);
+			dtcp_agg_denormalize(r->cap.agg, varid);
 		r->ri = i + 1;
 		return DTC_OK;
 	case DTC_LIBACT_NORMALIZE:
@@ -784,7 +786,7 @@ libact(dtc_reader *r, uint32_t i, dtc_error *err)
 		n = dtcp_ldsz(r->ps.rec.data + rd->offset, rd->size, r->cap.swap);
 		r->ri = i + 2;
 		if (act == DTC_LIBACT_NORMALIZE) {
-			dtcp_agg_normalize(r->agg, varid, n);
+			dtcp_agg_normalize(r->cap.agg, varid, n);
 		} else {
 			int64_t sn;
 
@@ -794,7 +796,7 @@ libact(dtc_reader *r, uint32_t i, dtc_error *err)
 			case 4: sn = (int32_t)n; break;
 			default: sn = (int64_t)n; break;
 			}
-			dtcp_agg_trunc(r->agg, r, varid, sn);
+			dtcp_agg_trunc(r->cap.agg, &r->cap, varid, sn);
 		}
 		return DTC_OK;
 	case DTC_LIBACT_SETOPT:
@@ -922,7 +924,7 @@ printa_value(dtc_reader *r, uint32_t i, dtc_error *err)
 		return rec_error(r, err, DTC_E_BADFORMAT, "enabled probe %u, "
 		    "record %u: unknown format id %u", ep->epid, i, rd->format);
 	dtc_error_clear(&aerr);
-	ap = dtcp_agg_printa(r->agg, r, r->varids, n, fmt, &aerr);
+	ap = dtcp_agg_printa(r->cap.agg, &r->cap, r->varids, n, fmt, &aerr);
 	if (ap == NULL)
 		return rec_error(r, err, aerr.code ? aerr.code : DTC_E_BADAGG,
 		    "printa(): %s", aerr.text);
@@ -1224,7 +1226,7 @@ read_pass(dtc_reader *r, dtc_error *err)
 		rc = dtcp_pass_read(&r->ps, err);
 		if (rc == DTCP_PASS_AGGBUF) {
 			b = r->ps.side;
-			rc = dtcp_agg_snap(r->agg, r, b->cpu, b->data, b->size,
+			rc = dtcp_agg_snap(r->cap.agg, &r->cap, b->cpu, b->data, b->size,
 			    err);
 			if (rc != DTC_OK) {
 				/* the engine knows buffer offsets only */
@@ -1246,7 +1248,7 @@ read_pass(dtc_reader *r, dtc_error *err)
 			continue;
 		}
 		if (rc == DTCP_PASS_AGGSNAP) {
-			rc = dtcp_agg_replace(r->agg, r, r->ps.snap,
+			rc = dtcp_agg_replace(r->cap.agg, &r->cap, r->ps.snap,
 			    r->ps.snaplen, err);
 			if (rc != DTC_OK)
 				return rc == DTC_FATAL ? DTC_FATAL : DTC_WARN;
@@ -1534,7 +1536,7 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 				return DTC_WARN;
 			r->cap.meta.proc_horizon = 0;
 			if (!(r->flags & DTC_OPEN_NOAGGEXIT))
-				ap = dtcp_agg_exit_next(r->agg, r,
+				ap = dtcp_agg_exit_next(r->cap.agg, &r->cap,
 				    &r->exit_cursor);
 			if (ap == NULL) {
 				r->state = S_END;
@@ -1645,19 +1647,6 @@ stopped_at(const dtc_reader *r, const dtc_event *ev, dtc_error *err)
 		    "stopped by the handler after this item");
 }
 
-void
-dtcp_reader_where(const dtc_reader *r, dtc_error *err)
-{
-	/* between record sets rb is the last buffer read, not where the
-	 * reader is (an aggregation printed at the end) */
-	if (err == NULL || r->ps.rb == NULL ||
-	    (r->state != S_RECORDS && r->state != S_RECORD_END))
-		return;
-	err->item = r->ps.rb->item;
-	err->cpu = r->ps.rb->cpu;
-	err->offset = (long long)(r->ps.rb->file_offset + r->ps.rec.raw_offset);
-}
-
 /*
  * The same events as dtc_next, pushed.  At the end, DTC_WARN when
  * anything was skipped (a warning was delivered) or the capture was cut
@@ -1749,4 +1738,112 @@ int
     dtc_error *err)
 {
 	return dtc_consume_sized(r, h, HANDLER_SIZE_1, arg, err);
+}
+
+/* ------------------------------------------------------------ helpers */
+
+/*
+ * The rendering and symbol helpers of 0.x, which take the reader: the
+ * capture's (dtc_capture(3)), on the reader's capture.
+ */
+int
+dtc_record_string(const dtc_reader *r, const dtc_value *v, size_t *len)
+{
+	return dtc_capture_record_string(r != NULL ? &r->cap : NULL, v, len);
+}
+
+int
+dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
+    dtc_error *err)
+{
+	return dtc_capture_typed_render(r != NULL ? &r->cap : NULL, v, out, err);
+}
+
+int
+dtc_typed_walk(const dtc_reader *r, const dtc_value *v,
+    int (*fn)(const dtc_tnode *n, void *arg), void *arg, dtc_error *err)
+{
+	return dtc_capture_typed_walk(r != NULL ? &r->cap : NULL, v, fn, arg, err);
+}
+
+int
+dtc_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out)
+{
+	return dtc_capture_hist_render(r != NULL ? &r->cap : NULL, v, out);
+}
+
+int
+dtc_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym)
+{
+	return dtc_capture_ksym_lookup(r != NULL ? &r->cap : NULL, addr, sym);
+}
+
+int
+dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
+    dtc_symbol *sym)
+{
+	return dtc_capture_usym_lookup(r != NULL ? &r->cap : NULL, pid, addr, sym);
+}
+
+int
+dtc_proc_known(const dtc_reader *r, uint64_t pid)
+{
+	return dtc_capture_proc_known(r != NULL ? &r->cap : NULL, pid);
+}
+
+void
+dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
+    dtc_buf *out)
+{
+	dtc_capture_addr_text(r != NULL ? &r->cap : NULL, addr, exact_only, out);
+}
+
+void
+dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+    int exact_only, dtc_buf *out)
+{
+	dtc_capture_uaddr_text(r != NULL ? &r->cap : NULL, pid, addr, exact_only, out);
+}
+
+void
+dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
+{
+	dtc_capture_mod_text(r != NULL ? &r->cap : NULL, addr, out);
+}
+
+void
+dtc_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+    dtc_buf *out)
+{
+	dtc_capture_umod_text(r != NULL ? &r->cap : NULL, pid, addr, out);
+}
+
+void
+dtc_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out)
+{
+	dtc_capture_frame_text(r != NULL ? &r->cap : NULL, pc, out);
+}
+
+int
+dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
+    dtc_error *err)
+{
+	return dtc_capture_printf_render(r != NULL ? &r->cap : NULL, v, out,
+	    err);
+}
+
+int
+dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
+    const dtc_aggrow *row, dtc_buf *out, dtc_error *err)
+{
+	return dtc_capture_printa_render(r != NULL ? &r->cap : NULL, ap, row,
+	    out, err);
+}
+
+int
+dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
+    const char *what, dtc_error *err)
+{
+	return dtc_capture_text_cut(r != NULL ? &r->cap : NULL, out, start,
+	    what, err);
 }

@@ -57,7 +57,7 @@
 
 #include <cbor.h>
 
-#include "dtc_private.h"
+#include "base.h"
 
 #define READ_CHUNK  ((size_t)64 * 1024)
 #define KIND_MAX    32

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "ctf_private.h"
+#include "capture.h"
 
 /* one ctf item: a dictionary of (some of) one module's types */
 struct dtcp_ctfmod {
@@ -350,7 +351,7 @@ dtc_ctype_module(const dtc_ctype *t)
 }
 
 static int
-typed_fail(const dtc_reader *r, dtc_error *err, const char *why)
+typed_fail(const dtcp_capture *r, dtc_error *err, const char *why)
 {
 	(void)r;
 	dtcp_error_set(err, DTC_E_NOTSUP, NULL, -1, -1, -1, "print(): %s",
@@ -364,9 +365,9 @@ typed_fail(const dtc_reader *r, dtc_error *err, const char *why)
  * (dt_options.c dt_opt_printsize).
  */
 static uint64_t
-printsize(const dtc_reader *r)
+printsize(const dtcp_capture *r)
 {
-	int64_t v = dtcp_reader_options(r)->v[DTCP_OPT_PRINTSIZE];
+	int64_t v = (&r->opts)->v[DTCP_OPT_PRINTSIZE];
 
 	if (v == DTC_OPT_UNSET)
 		return UINT64_MAX;
@@ -376,8 +377,8 @@ printsize(const dtc_reader *r)
 }
 
 int
-dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
-    dtc_error *err)
+dtc_capture_typed_render(const dtcp_capture *r, const dtc_value *v,
+    dtc_buf *out, dtc_error *err)
 {
 	const char *why = "this build has no GNU libctf";
 
@@ -386,7 +387,7 @@ dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 #ifdef HAVE_LIBCTF
 	{
 		const dtc_ctype *t = v->ctype;
-		const dtc_header *h = dtc_reader_header(r);
+		const dtc_header *h = (&r->hdr);
 		size_t start = out != NULL ? out->len : 0, cap = dtcp_msg_cap(r);
 		/* the printers stop one byte past the cap (printf.c) */
 		size_t lim = cap == 0 || cap > SIZE_MAX - 2 - start ?
@@ -401,10 +402,10 @@ dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 			    lim, &why);
 		else
 			rc = dtcp_ctfprint_legacy(t->mod->fp, t->id, v->data,
-			    v->size, v->swapped, dtcp_reader_illumos(r), out,
+			    v->size, v->swapped, r->illumos, out,
 			    lim, &why);
 		if (rc == 0)
-			return dtc_text_cut(r, out, start, "print()", err);
+			return dtc_capture_text_cut(r, out, start, "print()", err);
 	}
 #else
 	(void)printsize;
@@ -413,7 +414,7 @@ dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 }
 
 int
-dtc_typed_walk(const dtc_reader *r, const dtc_value *v,
+dtc_capture_typed_walk(const dtcp_capture *r, const dtc_value *v,
     int (*fn)(const dtc_tnode *n, void *arg), void *arg, dtc_error *err)
 {
 	const char *why = "this build has no GNU libctf";

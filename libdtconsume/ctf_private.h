@@ -19,7 +19,7 @@
 #define DTC_CTF_PRIVATE_H
 
 #include "config.h"
-#include "dtc_private.h"
+#include "decoders.h"
 
 #ifdef HAVE_LIBCTF
 #include <ctf-api.h>

@@ -941,6 +941,51 @@ int dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err);
 /* Frees w without writing the end item (a capture cut short). */
 void dtc_writer_free(dtc_writer *w);
 
+/* ------------------------------------------------------------------ */
+/* The capture: rendering and symbolization without a reader           */
+/* ------------------------------------------------------------------ */
+
+/*
+ * What the rendering and symbol helpers need of a capture (its header,
+ * tables, options, byte order, aggregations): a reader's or a batch
+ * reader's, valid as long as it is.  The helpers above that take a
+ * dtc_reader are these on dtc_reader_capture(r), kept for 0.x callers;
+ * a batch reader's rows are rendered and symbolized with these (see
+ * dtc_capture(3)).
+ */
+typedef struct dtc_capture dtc_capture;
+const dtc_capture *dtc_reader_capture(const dtc_reader *r);
+const dtc_capture *dtc_batch_capture(const dtc_batch *b);
+int dtc_capture_record_string(const dtc_capture *c, const dtc_value *v,
+    size_t *len);
+int dtc_capture_typed_render(const dtc_capture *c, const dtc_value *v,
+    dtc_buf *out, dtc_error *err);
+int dtc_capture_typed_walk(const dtc_capture *c, const dtc_value *v,
+    int (*fn)(const dtc_tnode *n, void *arg), void *arg, dtc_error *err);
+int dtc_capture_hist_render(const dtc_capture *c, const dtc_aggval *v,
+    dtc_buf *out);
+int dtc_capture_ksym_lookup(const dtc_capture *c, uint64_t addr,
+    dtc_symbol *sym);
+int dtc_capture_usym_lookup(const dtc_capture *c, uint64_t pid,
+    uint64_t addr, dtc_symbol *sym);
+int dtc_capture_proc_known(const dtc_capture *c, uint64_t pid);
+void dtc_capture_addr_text(const dtc_capture *c, uint64_t addr,
+    int exact_only, dtc_buf *out);
+void dtc_capture_uaddr_text(const dtc_capture *c, uint64_t pid,
+    uint64_t addr, int exact_only, dtc_buf *out);
+void dtc_capture_mod_text(const dtc_capture *c, uint64_t addr,
+    dtc_buf *out);
+void dtc_capture_umod_text(const dtc_capture *c, uint64_t pid,
+    uint64_t addr, dtc_buf *out);
+void dtc_capture_frame_text(const dtc_capture *c, uint64_t pc,
+    dtc_buf *out);
+int dtc_capture_printf_render(const dtc_capture *c, const dtc_value *v,
+    dtc_buf *out, dtc_error *err);
+int dtc_capture_printa_render(const dtc_capture *c, const dtc_aggprint *ap,
+    const dtc_aggrow *row, dtc_buf *out, dtc_error *err);
+int dtc_capture_text_cut(const dtc_capture *c, dtc_buf *out, size_t start,
+    const char *what, dtc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

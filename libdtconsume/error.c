@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "base.h"
 
 static const char *const errtext[] = {
 	[DTC_E_NONE] = "no error",

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "decoders.h"
 
 /* ------------------------------------------------------------ idmap */
 

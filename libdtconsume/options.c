@@ -22,7 +22,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "dtc_private.h"
+#include "base.h"
 
 enum kind { CT, RT, DRT, OWN };
 enum parse { P_RUNTIME, P_SIZE, P_RATE, P_STRSIZE, P_POLICY, P_RESIZE,

@@ -22,7 +22,7 @@
  *
  * The same file holds the value rules of default printa: stddev (128-bit),
  * avg, the normalization quirks and the histogram blocks, exported for the
- * text emitter as dtc_hist_render() and the dtc_aggval_* helpers.
+ * text emitter as dtc_capture_hist_render() and the dtc_aggval_* helpers.
  *
  * The message cap (option maxmsgsize, DTC_MAXMSGSIZE_DEFAULT: 4 MiB).
  * Widths and precisions come from the capture, in the format text or in
@@ -52,7 +52,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dtc_private.h"
+#include "capture.h"
 
 /* Conversion flags, as dt_printf_create records them. */
 #define PF_ALT		0x001	/* # */
@@ -934,7 +934,7 @@ arg_from_value(struct pfarg *a, const dtc_value *v)
 }
 
 static void
-arg_from_aggval(struct pfarg *a, const dtc_reader *r, const dtc_aggval *av)
+arg_from_aggval(struct pfarg *a, const dtcp_capture *r, const dtc_aggval *av)
 {
 	memset(a, 0, sizeof(*a));
 	a->av = av;
@@ -1257,7 +1257,7 @@ pr_wstr(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
 
 /* %a: dtrace_addr2str of a 4 or 8-byte record */
 static int
-pr_addr(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
+pr_addr(const dtcp_capture *r, const struct pfspec *sp, const struct pfarg *a,
     dtc_buf *out, dtc_error *err)
 {
 	size_t start = out->len;
@@ -1265,7 +1265,7 @@ pr_addr(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
 
 	if ((a->size != 4 && a->size != 8) || arg_uint(a, &addr) != 0)
 		return mismatch(err);
-	dtc_addr_text(r, addr, 0, out);
+	dtc_capture_addr_text(r, addr, 0, out);
 	if (pad_text(out, start, sp) != 0)
 		return nomem(err);
 	return DTC_OK;
@@ -1274,7 +1274,7 @@ pr_addr(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
 /* %A: a (pid, address) pair of 16 bytes, or a bare address with pid 0
  * (offline there is no $target to fall back on) */
 static int
-pr_uaddr(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
+pr_uaddr(const dtcp_capture *r, const struct pfspec *sp, const struct pfarg *a,
     dtc_buf *out, dtc_error *err)
 {
 	size_t start = out->len;
@@ -1286,7 +1286,7 @@ pr_uaddr(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
 	} else if ((a->size != 4 && a->size != 8) || arg_uint(a, &addr) != 0) {
 		return mismatch(err);
 	}
-	dtc_uaddr_text(r, pid, addr, 0, out);
+	dtc_capture_uaddr_text(r, pid, addr, 0, out);
 	if (pad_text(out, start, sp) != 0)
 		return nomem(err);
 	return DTC_OK;
@@ -1294,7 +1294,7 @@ pr_uaddr(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
 
 /* mod() and umod() records print their module text through the format */
 static int
-pr_mod(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
+pr_mod(const dtcp_capture *r, const struct pfspec *sp, const struct pfarg *a,
     int user, dtc_buf *out, dtc_error *err)
 {
 	size_t start = out->len;
@@ -1305,12 +1305,12 @@ pr_mod(const dtc_reader *r, const struct pfspec *sp, const struct pfarg *a,
 			return mismatch(err);
 		pid = dtcp_ld64(a->data, a->swap);
 		addr = dtcp_ld64(a->data + 8, a->swap);
-		dtc_umod_text(r, pid, addr, out);
+		dtc_capture_umod_text(r, pid, addr, out);
 	} else {
 		if (a->size < 8 || a->data == NULL)
 			return mismatch(err);
 		addr = dtcp_ld64(a->data, a->swap);
-		dtc_mod_text(r, addr, out);
+		dtc_capture_mod_text(r, addr, out);
 	}
 	if (pad_text(out, start, sp) != 0)
 		return nomem(err);
@@ -1386,9 +1386,9 @@ pr_port(const struct pfspec *sp, const struct pfarg *a, dtc_buf *out,
 
 /* The user-stack frame rule of dt_print_ustack, offline. */
 static int
-proc_known(const dtc_reader *r, uint64_t pid)
+proc_known(const dtcp_capture *r, uint64_t pid)
 {
-	const dtcp_meta *m = r != NULL ? dtcp_reader_meta(r) : NULL;
+	const dtcp_meta *m = r != NULL ? (&r->meta) : NULL;
 	size_t i;
 
 	if (m == NULL)
@@ -1400,16 +1400,16 @@ proc_known(const dtc_reader *r, uint64_t pid)
 }
 
 static void
-uframe_text(const dtc_reader *r, int illumos, uint64_t pid, int known,
+uframe_text(const dtcp_capture *r, int illumos, uint64_t pid, int known,
     uint64_t pc, const char *str, size_t strn, dtc_buf *out)
 {
 	dtc_symbol sym;
 	int found;
 
 	memset(&sym, 0, sizeof(sym));
-	found = r != NULL && dtc_usym_lookup(r, pid, pc, &sym);
+	found = r != NULL && dtc_capture_usym_lookup(r, pid, pc, &sym);
 	if (found && sym.name != NULL) {
-		dtc_uaddr_text(r, pid, pc, 0, out);
+		dtc_capture_uaddr_text(r, pid, pc, 0, out);
 		return;
 	}
 	/*
@@ -1424,7 +1424,7 @@ uframe_text(const dtc_reader *r, int illumos, uint64_t pid, int known,
 		return;
 	}
 	if (r != NULL)
-		dtc_uaddr_text(r, pid, pc, 0, out);
+		dtc_capture_uaddr_text(r, pid, pc, 0, out);
 	else
 		dtc_buf_printf(out, "0x%llx", (unsigned long long)pc);
 }
@@ -1436,8 +1436,8 @@ uframe_text(const dtc_reader *r, int illumos, uint64_t pid, int known,
  * negative dynamic width does not (errata E6).
  */
 static int
-pr_stack(const dtc_reader *r, const struct pfpiece *p, const struct pfspec *sp0,
-    int dynwidth, const struct pfarg *a, int illumos, dtc_buf *out,
+pr_stack(const dtcp_capture *r, const struct pfpiece *p,
+    const struct pfspec *sp0, int dynwidth, const struct pfarg *a, int illumos, dtc_buf *out,
     dtc_error *err)
 {
 	const dtc_value *v = a->v;
@@ -1478,7 +1478,7 @@ pr_stack(const dtc_reader *r, const struct pfpiece *p, const struct pfspec *sp0,
 			if (append_fill(out, ' ', (size_t)indent, sp.lim) != 0)
 				return nomem(err);
 			start = out->len;
-			dtc_frame_text(r, pc, out);
+			dtc_capture_frame_text(r, pc, out);
 			if (pad_text(out, start, &sp) != 0 ||
 			    append(out, "\n", 1) != 0)
 				return nomem(err);
@@ -1619,14 +1619,14 @@ struct histopt {
 };
 
 static void
-hist_opts(const dtc_reader *r, struct histopt *ho)
+hist_opts(const dtcp_capture *r, struct histopt *ho)
 {
-	const dtcp_options *o = r != NULL ? dtcp_reader_options(r) : NULL;
+	const dtcp_options *o = r != NULL ? (&r->opts) : NULL;
 
 	ho->zoom = o != NULL && dtcp_opt_isset(o, DTCP_OPT_AGGZOOM);
 	ho->utf8 = o != NULL && strcmp(o->encoding, "utf8") == 0;
-	ho->qscan_all = r != NULL && dtc_reader_header(r) != NULL &&
-	    dtc_reader_header(r)->v2;
+	ho->qscan_all = r != NULL &&
+	    r->hdr.v2;
 }
 
 /* dt_quantize_total: the sum of |v|, or with aggzoom the largest |v|
@@ -2161,9 +2161,9 @@ static const struct llqops llq_v2 = {
 };
 
 static const struct llqops *
-llq_ops(const dtc_reader *r)
+llq_ops(const dtcp_capture *r)
 {
-	return r != NULL && dtc_reader_header(r)->v2 ? &llq_v2 : &llq_legacy;
+	return r != NULL && (&r->hdr)->v2 ? &llq_v2 : &llq_legacy;
 }
 
 static uint32_t
@@ -2306,7 +2306,7 @@ llq_ops_of(const dtc_aggval *v)
 }
 
 static int
-hist_render(const dtc_reader *r, uint16_t func, const uint8_t *d,
+hist_render(const dtcp_capture *r, uint16_t func, const uint8_t *d,
     uint32_t size, int swap, uint64_t normal, dtc_buf *out, dtc_error *err)
 {
 	struct histopt ho;
@@ -2325,7 +2325,8 @@ hist_render(const dtc_reader *r, uint16_t func, const uint8_t *d,
 }
 
 int
-dtc_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out)
+dtc_capture_hist_render(const dtcp_capture *r, const dtc_aggval *v,
+    dtc_buf *out)
 {
 	if (v == NULL || out == NULL)
 		return DTC_FAILED;
@@ -2497,7 +2498,7 @@ choose_printer(const struct pfpiece *p, const struct pfarg *a, int illumos)
 }
 
 static int
-print_one(const dtc_reader *r, const dtc_format *f, const struct pfpiece *p,
+print_one(const dtcp_capture *r, const dtc_format *f, const struct pfpiece *p,
     const struct pfspec *sp, int dynwidth, const struct pfarg *a,
     dtc_buf *out, dtc_error *err)
 {
@@ -2566,9 +2567,9 @@ print_one(const dtc_reader *r, const dtc_format *f, const struct pfpiece *p,
  * caller set none; 0: none.
  */
 size_t
-dtcp_msg_cap(const dtc_reader *r)
+dtcp_msg_cap(const dtcp_capture *r)
 {
-	const dtcp_options *o = r != NULL ? dtcp_reader_options(r) : NULL;
+	const dtcp_options *o = r != NULL ? (&r->opts) : NULL;
 	int64_t v = o != NULL ? o->v[DTCP_OPT_MAXMSGSIZE] : DTC_OPT_UNSET;
 
 	if (v < 0)
@@ -2586,7 +2587,7 @@ dtcp_msg_cap(const dtc_reader *r)
  * thousand wide conversions cost no more than the cap.
  */
 static int
-render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
+render(const dtcp_capture *r, const dtc_format *f, const dtc_value *args,
     uint32_t nargs, const dtc_aggval *vals, uint32_t nvals, dtc_buf *out,
     const char *what, dtc_error *err)
 {
@@ -2661,7 +2662,7 @@ render(const dtc_reader *r, const dtc_format *f, const dtc_value *args,
 		if ((rv = print_one(r, f, p, &sp, dynwidth, &a, out, err)) != 0)
 			goto fail;
 	}
-	return dtc_text_cut(r, out, start, what, err);
+	return dtc_capture_text_cut(r, out, start, what, err);
 fail:
 	/* what was printed before the error stays, as libdtrace's does,
 	 * but no more than the cap (a histogram's %@ is printed whole) */
@@ -2673,7 +2674,7 @@ fail:
 /* Over the cap, its first cap bytes are dtrace's, byte for byte: every
  * writer of a message stops past the cap, this cuts it there. */
 int
-dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
+dtc_capture_text_cut(const dtcp_capture *r, dtc_buf *out, size_t start,
     const char *what, dtc_error *err)
 {
 	size_t cap = dtcp_msg_cap(r);
@@ -2682,11 +2683,11 @@ dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
 	    out->len - start <= cap)
 		return DTC_OK;
 	cut_to(out, start + cap);
-	dtcp_error_set(err, DTC_E_LIMIT, r != NULL ? dtc_reader_source(r) :
+	dtcp_error_set(err, DTC_E_LIMIT, r != NULL ? r->source :
 	    NULL, -1, -1, -1, "%s message cut at %zu bytes (maxmsgsize)",
 	    what != NULL ? what : "a", cap);
 	if (r != NULL && err != NULL && err->code == DTC_E_LIMIT)
-		dtcp_reader_where(r, err);    /* the record being printed */
+		dtcp_capture_where(r, err);    /* the record being printed */
 	return DTC_WARN;
 }
 
@@ -2702,8 +2703,8 @@ act_what(uint16_t action)
 }
 
 int
-dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
-    dtc_error *err)
+dtc_capture_printf_render(const dtcp_capture *r, const dtc_value *v,
+    dtc_buf *out, dtc_error *err)
 {
 	if (v == NULL || out == NULL || v->fmt == NULL) {
 		dtcp_error_set(err, DTC_E_BADFORMAT, NULL, -1, -1, -1,
@@ -2715,7 +2716,7 @@ dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 }
 
 int
-dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
+dtc_capture_printa_render(const dtcp_capture *r, const dtc_aggprint *ap,
     const dtc_aggrow *row, dtc_buf *out, dtc_error *err)
 {
 	const dtc_aggvar *var;

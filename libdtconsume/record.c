@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "capture.h"
 
 void
 dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data, uint32_t size,
@@ -194,13 +194,14 @@ dtcp_v2_string(const dtc_recdesc *rd)
  * buffer held after the NUL, which the legacy rule would call bytes.
  */
 int
-dtc_record_string(const dtc_reader *r, const dtc_value *v, size_t *len)
+dtc_capture_record_string(const dtcp_capture *r, const dtc_value *v,
+    size_t *len)
 {
 	const dtc_header *h;
 
 	if (v == NULL || (v->kind != DTC_V_BYTES && v->kind != DTC_V_OTHER))
 		return 0;
-	h = r != NULL ? dtc_reader_header(r) : NULL;
+	h = r != NULL ? (&r->hdr) : NULL;
 	if (h == NULL || !h->v2)
 		return dtc_bytes_string(v->data, v->size, len);
 	if (!dtcp_v2_string(v->rd))

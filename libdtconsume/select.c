@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "decoders.h"
 #include "select.h"
 
 /* Enablings whose verdict is kept; beyond that verdicts are recomputed

@@ -10,7 +10,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "capture.h"
 
 /* The last symbol starting at or below addr, or -1. */
 static ssize_t
@@ -54,9 +54,9 @@ find_sym(const dtcp_ksym *syms, size_t n, uint64_t addr, ssize_t *idx)
 }
 
 int
-dtc_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym)
+dtc_capture_ksym_lookup(const dtcp_capture *r, uint64_t addr, dtc_symbol *sym)
 {
-	const dtcp_meta *m = dtcp_reader_meta(r);
+	const dtcp_meta *m = r != NULL ? &r->meta : NULL;
 	const dtcp_ksym *s;
 	ssize_t i;
 
@@ -131,18 +131,18 @@ basename_of(const char *path)
 }
 
 int
-dtc_proc_known(const dtc_reader *r, uint64_t pid)
+dtc_capture_proc_known(const dtcp_capture *r, uint64_t pid)
 {
-	const dtcp_meta *m = dtcp_reader_meta(r);
+	const dtcp_meta *m = r != NULL ? &r->meta : NULL;
 
 	return m != NULL && find_proc(m, pid) != NULL;
 }
 
 int
-dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
+dtc_capture_usym_lookup(const dtcp_capture *r, uint64_t pid, uint64_t addr,
     dtc_symbol *sym)
 {
-	const dtcp_meta *m = dtcp_reader_meta(r);
+	const dtcp_meta *m = r != NULL ? &r->meta : NULL;
 	const dtcp_proc *p;
 	const dtcp_umap *map;
 	const dtcp_ksym *s;
@@ -181,7 +181,7 @@ append_hex(dtc_buf *out, uint64_t v)
 /*
  * A name from the capture (a module's, a symbol's), as much of it as the
  * message cap leaves: out never holds more than lim bytes of a symbol's
- * text, whatever the capture's names (dtc_text_cut cuts the last byte).
+ * text, whatever the capture's names (dtc_capture_text_cut cuts the last byte).
  */
 static void
 append_name(dtc_buf *out, const char *s, size_t lim)
@@ -194,7 +194,7 @@ append_name(dtc_buf *out, const char *s, size_t lim)
 /* Appends rather than dtc_buf_printf: this runs for every stack frame,
  * and vfprintf was a third of the time of a stack() capture's text. */
 static void
-sym_text(const dtc_reader *r, const dtc_symbol *s, int found, uint64_t addr,
+sym_text(const dtcp_capture *r, const dtc_symbol *s, int found, uint64_t addr,
     int exact_only, dtc_buf *out)
 {
 	size_t cap = dtcp_msg_cap(r), lim;
@@ -223,7 +223,7 @@ sym_text(const dtc_reader *r, const dtc_symbol *s, int found, uint64_t addr,
 
 /* mod() and umod(): the module's name, under the cap as above. */
 static void
-mod_name(const dtc_reader *r, const char *mod, dtc_buf *out)
+mod_name(const dtcp_capture *r, const char *mod, dtc_buf *out)
 {
 	size_t cap = dtcp_msg_cap(r);
 
@@ -232,48 +232,49 @@ mod_name(const dtc_reader *r, const char *mod, dtc_buf *out)
 }
 
 void
-dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
+dtc_capture_addr_text(const dtcp_capture *r, uint64_t addr, int exact_only,
     dtc_buf *out)
 {
 	dtc_symbol s;
-	int found = dtc_ksym_lookup(r, addr, &s);
+	int found = dtc_capture_ksym_lookup(r, addr, &s);
 
 	sym_text(r, &s, found, addr, exact_only, out);
 }
 
 void
-dtc_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out)
+dtc_capture_frame_text(const dtcp_capture *r, uint64_t pc, dtc_buf *out)
 {
-	dtc_addr_text(r, pc, 0, out);
+	dtc_capture_addr_text(r, pc, 0, out);
 }
 
 void
-dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+dtc_capture_uaddr_text(const dtcp_capture *r, uint64_t pid, uint64_t addr,
     int exact_only, dtc_buf *out)
 {
 	dtc_symbol s;
-	int found = dtc_usym_lookup(r, pid, addr, &s);
+	int found = dtc_capture_usym_lookup(r, pid, addr, &s);
 
 	sym_text(r, &s, found, addr, exact_only, out);
 }
 
 void
-dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
+dtc_capture_mod_text(const dtcp_capture *r, uint64_t addr, dtc_buf *out)
 {
 	dtc_symbol s;
 
-	if (dtc_ksym_lookup(r, addr, &s) && s.module != NULL)
+	if (dtc_capture_ksym_lookup(r, addr, &s) && s.module != NULL)
 		mod_name(r, s.module, out);
 	else
 		dtc_buf_printf(out, "0x%" PRIx64, addr);
 }
 
 void
-dtc_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr, dtc_buf *out)
+dtc_capture_umod_text(const dtcp_capture *r, uint64_t pid, uint64_t addr,
+    dtc_buf *out)
 {
 	dtc_symbol s;
 
-	if (dtc_usym_lookup(r, pid, addr, &s) && s.module != NULL)
+	if (dtc_capture_usym_lookup(r, pid, addr, &s) && s.module != NULL)
 		mod_name(r, s.module, out);
 	else
 		dtc_buf_printf(out, "0x%" PRIx64, addr);

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "decoders.h"
 
 /* dtrace-utils' action codes that differ from legacy ones */
 #define V2_ACT_PCAP  7

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "decoders.h"
 
 #define RECHDR_SIZE 12   /* dtrace_rechdr_t: epid, timestamp hi, lo */
 

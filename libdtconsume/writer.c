@@ -35,7 +35,7 @@
 #include <cbor.h>
 #include <zstd.h>
 
-#include "dtc_private.h"
+#include "base.h"
 
 /*
  * The minor container version written (the major one is the reader's,

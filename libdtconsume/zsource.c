@@ -35,7 +35,7 @@
 
 #include <zstd.h>
 
-#include "dtc_private.h"
+#include "base.h"
 
 #define ZS_HOLD_MAX ((size_t)16 << 20)
 #define ZS_MAGIC_LEN 4

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "dtc_private.h"
+#include "capture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -299,7 +300,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2)
 		return 0;
 	r = reader(data[0] & 1, (data[0] >> 1) & 1);
-	m = dtcp_reader_meta(r);
+	m = &dtc_reader_capture(r)->meta;
 	if (data[0] & 4)
 		dtc_set_option(r, "aggsortkey", NULL, NULL);
 	if (data[0] & 8)
@@ -343,12 +344,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		memcpy(copy, data + pos, end - pos);
 		dtc_error_clear(&err);
-		if (dtcp_agg_snap(a, r, cpu, copy, end - pos, &err) != DTC_OK &&
+		if (dtcp_agg_snap(a, dtc_reader_capture(r), cpu, copy,
+		    end - pos, &err) != DTC_OK &&
 		    err.code == DTC_E_NONE)
 			abort();
 		switch (op & 7) {
 		case 1:
-			dtcp_agg_clear(a, r, (int64_t)(arg & 31));
+			dtcp_agg_clear(a, dtc_reader_capture(r),
+			    (int64_t)(arg & 31));
 			break;
 		case 2:
 			dtcp_agg_normalize(a, (int64_t)(arg & 31), arg >> 8);
@@ -357,7 +360,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			dtcp_agg_denormalize(a, (int64_t)(arg & 31));
 			break;
 		case 4:
-			dtcp_agg_trunc(a, r, (int64_t)(arg & 31),
+			dtcp_agg_trunc(a, dtc_reader_capture(r), (int64_t)(arg & 31),
 			    (int64_t)arg >> 8);
 			break;
 		case 5:
@@ -367,7 +370,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (i = 0; i < nv; i++)
 				varids[i] = (int64_t)((arg >> (8 * i)) & 31) - 1;
 			dtc_error_clear(&err);
-			ap = dtcp_agg_printa(a, r, varids, nv, (op & 7) == 7 ?
+			ap = dtcp_agg_printa(a, dtc_reader_capture(r), varids,
+			    nv, (op & 7) == 7 ?
 			    dtcp_meta_format(m, (uint32_t)(arg >> 40) % NFMT +
 			    1) : NULL, &err);
 			if (ap != NULL)
@@ -382,7 +386,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (!(data[0] & 128)) {
 		cursor = 0;
-		while ((ap = dtcp_agg_exit_next(a, r, &cursor)) != NULL) {
+		while ((ap = dtcp_agg_exit_next(a, dtc_reader_capture(r), &cursor)) != NULL) {
 			if (!ap->at_exit)
 				abort();
 			render(r, ap, &b);

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "dtc_private.h"
+#include "capture.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -264,10 +265,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data + 5, len);
 
 	r = reader(big);
-	m = dtcp_reader_meta(r);
+	m = &dtc_reader_capture(r)->meta;
 	memset(&w, 0, sizeof(w));
-	w.meta = dtcp_reader_meta_rw(r);
-	w.swap = dtcp_reader_swap(r);
+	w.meta = &dtcp_reader_capture_rw(r)->meta;
+	w.swap = dtc_reader_capture(r)->swap;
 	w.cpu = 0;
 	w.source = "fuzz";
 	w.item = 1;

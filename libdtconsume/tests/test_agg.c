@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "dtc_private.h"
+#include "capture.h"
 
 /* ------------------------------------------------------------------ */
 /* Fakes of the other modules                                          */
@@ -29,11 +30,11 @@
 #define MAXAGG 32
 #define MAXRECS 8
 
-struct dtc_reader {
-	dtcp_meta meta;            /* first: dtcp_meta_agg casts back */
-	dtcp_options opts;
-	int swap, illumos;
-	dtc_header hdr;            /* hdr.v2: DTrace v2 value layouts */
+/* A capture (what the aggregation engine takes) with the tables the
+ * fakes below answer from. */
+typedef struct fake {
+	struct dtc_capture cap;    /* meta, opts, swap, illumos, hdr (hdr.v2:
+	                            * DTrace v2 value layouts) */
 	dtc_aggdesc descs[MAXAGG + 1];
 	dtc_recdesc recs[MAXAGG + 1][MAXRECS];
 	int have[MAXAGG + 1];
@@ -41,48 +42,13 @@ struct dtc_reader {
 	dtcp_proc procs[1];
 	dtcp_umap maps[2];
 	dtcp_ksym usyms[2];
-};
-
-const dtcp_meta *
-dtcp_reader_meta(const dtc_reader *r)
-{
-	return &r->meta;
-}
-
-const dtcp_options *
-dtcp_reader_options(const dtc_reader *r)
-{
-	return &r->opts;
-}
-
-const dtc_header *
-dtc_reader_header(const dtc_reader *r)
-{
-	return &r->hdr;
-}
-
-int
-dtcp_reader_swap(const dtc_reader *r)
-{
-	return r->swap;
-}
-
-int
-dtcp_reader_illumos(const dtc_reader *r)
-{
-	return r->illumos;
-}
-
-const char *
-dtc_reader_source(const dtc_reader *r)
-{
-	return "test.dtsnap";
-}
+} fake;
 
 const dtc_aggdesc *
 dtcp_meta_agg(const dtcp_meta *m, uint32_t id)
 {
-	const dtc_reader *r = (const dtc_reader *)m;
+	const fake *r = (const fake *)(const void *)((const char *)m -
+	    offsetof(fake, cap.meta));
 
 	if (id == 0 || id > MAXAGG || !r->have[id])
 		return NULL;
@@ -129,13 +95,13 @@ symfind(const dtcp_ksym *s, size_t n, uint64_t addr, dtc_symbol *out)
 }
 
 int
-dtc_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym)
+dtc_capture_ksym_lookup(const dtc_capture *r, uint64_t addr, dtc_symbol *sym)
 {
 	return symfind(r->meta.ksyms, r->meta.nksyms, addr, sym);
 }
 
 int
-dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
+dtc_capture_usym_lookup(const dtc_capture *r, uint64_t pid, uint64_t addr,
     dtc_symbol *sym)
 {
 	size_t i;
@@ -158,24 +124,25 @@ dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
 /* Building descs and buffers                                          */
 /* ------------------------------------------------------------------ */
 
-static dtc_reader *
+static fake *
 reader_new(int swap, int illumos)
 {
-	dtc_reader *r = calloc(1, sizeof(*r));
+	fake *r = calloc(1, sizeof(*r));
 	int i;
 
 	ck_assert_ptr_nonnull(r);
 	for (i = 0; i < DTCP_OPT_COUNT; i++)
-		r->opts.v[i] = DTC_OPT_UNSET;
-	r->swap = swap;
-	r->illumos = illumos;
+		r->cap.opts.v[i] = DTC_OPT_UNSET;
+	r->cap.swap = swap;
+	r->cap.source = (char *)"test.dtsnap";
+	r->cap.illumos = illumos;
 	return r;
 }
 
 static void
-setopt(dtc_reader *r, int opt, int64_t v)
+setopt(fake *r, int opt, int64_t v)
 {
-	r->opts.v[opt] = v;
+	r->cap.opts.v[opt] = v;
 }
 
 /* A key as the D compiler emits it: action, size, alignment. */
@@ -200,7 +167,7 @@ roundup(size_t x, size_t a)
 
 /* Register aggid id of variable varid with the kernel's layout. */
 static dtc_aggdesc *
-mkdesc(dtc_reader *r, uint32_t id, int64_t varid, const char *name,
+mkdesc(fake *r, uint32_t id, int64_t varid, const char *name,
     uint32_t nkeys, const struct tkey *keys, uint16_t func, uint32_t valsize,
     uint64_t arg)
 {
@@ -240,9 +207,9 @@ mkdesc(dtc_reader *r, uint32_t id, int64_t varid, const char *name,
 	d->nrecs = nkeys + 2;
 	d->recs = rec;
 	r->have[id] = 1;
-	if (id > r->meta.maxaggid)
-		r->meta.maxaggid = id;
-	r->meta.aggs.n++;
+	if (id > r->cap.meta.maxaggid)
+		r->cap.meta.maxaggid = id;
+	r->cap.meta.aggs.n++;
 	return d;
 }
 
@@ -261,7 +228,7 @@ tbuf_free(struct tbuf *b)
 
 /* Entry under construction: a pointer into the buffer. */
 static uint8_t *
-ent_add(struct tbuf *b, const dtc_reader *r, const dtc_aggdesc *d)
+ent_add(struct tbuf *b, const fake *r, const dtc_aggdesc *d)
 {
 	uint8_t *e;
 
@@ -273,8 +240,8 @@ ent_add(struct tbuf *b, const dtc_reader *r, const dtc_aggdesc *d)
 	e = b->p + b->len;
 	/* stale scratch bytes everywhere the records do not cover */
 	memset(e, 0xa5, d->size);
-	dtcp_st32(e, d->id, r->swap);
-	dtcp_st64(e + d->recs[0].offset, (uint64_t)d->varid, r->swap);
+	dtcp_st32(e, d->id, r->cap.swap);
+	dtcp_st64(e + d->recs[0].offset, (uint64_t)d->varid, r->cap.swap);
 	memset(e + d->recs[d->nrecs - 1].offset, 0, d->recs[d->nrecs - 1].size);
 	b->len += d->size;
 	return e;
@@ -292,7 +259,7 @@ pad4(struct tbuf *b)
 }
 
 static void
-key_int(const dtc_reader *r, const dtc_aggdesc *d, uint8_t *e, uint32_t k,
+key_int(const fake *r, const dtc_aggdesc *d, uint8_t *e, uint32_t k,
     uint64_t v)
 {
 	const dtc_recdesc *rd = &d->recs[k + 1];
@@ -303,13 +270,13 @@ key_int(const dtc_reader *r, const dtc_aggdesc *d, uint8_t *e, uint32_t k,
 	case 2: {
 		uint16_t x = (uint16_t)v;
 
-		if (r->swap)
+		if (r->cap.swap)
 			x = __builtin_bswap16(x);
 		memcpy(p, &x, 2);
 		break;
 	}
-	case 4: dtcp_st32(p, (uint32_t)v, r->swap); break;
-	case 8: dtcp_st64(p, v, r->swap); break;
+	case 4: dtcp_st32(p, (uint32_t)v, r->cap.swap); break;
+	case 8: dtcp_st64(p, v, r->cap.swap); break;
 	default: ck_abort_msg("bad int key size");
 	}
 }
@@ -325,30 +292,30 @@ key_str(const dtc_aggdesc *d, uint8_t *e, uint32_t k, const char *s)
 }
 
 static void
-key_pair(const dtc_reader *r, const dtc_aggdesc *d, uint8_t *e, uint32_t k,
+key_pair(const fake *r, const dtc_aggdesc *d, uint8_t *e, uint32_t k,
     uint64_t pid, uint64_t addr)
 {
 	const dtc_recdesc *rd = &d->recs[k + 1];
 
-	dtcp_st64(e + rd->offset, pid, r->swap);
-	dtcp_st64(e + rd->offset + 8, addr, r->swap);
+	dtcp_st64(e + rd->offset, pid, r->cap.swap);
+	dtcp_st64(e + rd->offset + 8, addr, r->cap.swap);
 }
 
 static void
-val_word(const dtc_reader *r, const dtc_aggdesc *d, uint8_t *e, uint32_t w,
+val_word(const fake *r, const dtc_aggdesc *d, uint8_t *e, uint32_t w,
     uint64_t v)
 {
 	const dtc_recdesc *rd = &d->recs[d->nrecs - 1];
 
 	ck_assert_uint_lt(w * 8, rd->size);
-	dtcp_st64(e + rd->offset + 8 * w, v, r->swap);
+	dtcp_st64(e + rd->offset + 8 * w, v, r->cap.swap);
 }
 
 static uint64_t
-vw(const dtc_reader *r, const dtc_aggval *v, uint32_t w)
+vw(const fake *r, const dtc_aggval *v, uint32_t w)
 {
 	ck_assert_uint_lt(w * 8, v->size);
-	ck_assert_int_eq(v->swapped, r->swap);
+	ck_assert_int_eq(v->swapped, r->cap.swap);
 	return dtcp_ld64(v->data + 8 * w, v->swapped);
 }
 
@@ -359,23 +326,23 @@ key_i(const dtc_aggrow *row, uint32_t k)
 }
 
 static void
-snap_ok(dtcp_aggstate *a, dtc_reader *r, int cpu, const struct tbuf *b)
+snap_ok(dtcp_aggstate *a, fake *r, int cpu, const struct tbuf *b)
 {
 	dtc_error err;
 
 	dtc_error_clear(&err);
-	ck_assert_int_eq(dtcp_agg_snap(a, r, cpu, b->p, b->len, &err), DTC_OK);
+	ck_assert_int_eq(dtcp_agg_snap(a, &r->cap, cpu, b->p, b->len, &err), DTC_OK);
 	ck_assert_int_eq(err.code, DTC_E_NONE);
 }
 
 static const dtc_aggprint *
-printa1(dtcp_aggstate *a, dtc_reader *r, int64_t varid)
+printa1(dtcp_aggstate *a, fake *r, int64_t varid)
 {
 	dtc_error err;
 	const dtc_aggprint *ap;
 
 	dtc_error_clear(&err);
-	ap = dtcp_agg_printa(a, r, &varid, 1, NULL, &err);
+	ap = dtcp_agg_printa(a, &r->cap, &varid, 1, NULL, &err);
 	ck_assert_ptr_nonnull(ap);
 	ck_assert_int_eq(err.code, DTC_E_NONE);
 	return ap;
@@ -394,7 +361,7 @@ printa1(dtcp_aggstate *a, dtc_reader *r, int64_t varid)
 
 START_TEST(test_layout)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KSTR(10), KINT(4), KINT(2) };
 	dtc_aggdesc *d = mkdesc(r, 1, 1, "a", 3, k, DTC_AGG_SUM, 8, 0);
 
@@ -411,7 +378,7 @@ END_TEST
 
 START_TEST(test_merge_scalars)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(4) };
 	dtc_aggdesc *dc = mkdesc(r, 1, 1, "c", 1, k, DTC_AGG_COUNT, 8, 0);
 	dtc_aggdesc *dmin = mkdesc(r, 2, 2, "mn", 1, k, DTC_AGG_MIN, 8, 0);
@@ -479,7 +446,7 @@ END_TEST
 
 START_TEST(test_merge_stddev_nocarry)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	dtc_aggdesc *d = mkdesc(r, 1, 1, "sd", 0, NULL, DTC_AGG_STDDEV, 32, 0);
 	dtcp_aggstate *a = dtcp_agg_new();
 	struct tbuf b0 = { 0 }, b1 = { 0 };
@@ -514,7 +481,7 @@ END_TEST
 
 START_TEST(test_merge_histograms)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	uint64_t larg = LQ_ARG(-10, 20, 1), llarg = LLQ_ARG(10, 0, 2, 10);
 	dtc_aggdesc *dq = mkdesc(r, 1, 1, "q", 0, NULL, DTC_AGG_QUANTIZE,
 	    127 * 8, 0);
@@ -568,7 +535,7 @@ END_TEST
 /* A big-endian capture read on this host: every word swapped. */
 START_TEST(test_merge_swapped)
 {
-	dtc_reader *r = reader_new(1, 0);
+	fake *r = reader_new(1, 0);
 	struct tkey k[] = { KINT(4) };
 	dtc_aggdesc *d = mkdesc(r, 1, 1, "s", 1, k, DTC_AGG_SUM, 8, 0);
 	dtcp_aggstate *a = dtcp_agg_new();
@@ -606,7 +573,7 @@ END_TEST
 
 START_TEST(test_merge_symbols)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey ks[] = { KSYM }, km[] = { KMOD }, ku[] = { KUSYM },
 	    kum[] = { KUMOD }, kua[] = { KUADDR };
 	dtc_aggdesc *ds = mkdesc(r, 1, 1, "s", 1, ks, DTC_AGG_COUNT, 8, 0);
@@ -626,15 +593,15 @@ START_TEST(test_merge_symbols)
 	r->ksyms[0] = (dtcp_ksym){ 0x1000, 0x100, "genunix", "funcA" };
 	r->ksyms[1] = (dtcp_ksym){ 0x1100, 0x100, "genunix", "funcB" };
 	r->ksyms[2] = (dtcp_ksym){ 0x2000, 0x80, "zfs", "funcC" };
-	r->meta.ksyms = r->ksyms;
-	r->meta.nksyms = 3;
+	r->cap.meta.ksyms = r->ksyms;
+	r->cap.meta.nksyms = 3;
 	r->usyms[0] = (dtcp_ksym){ 0x400000, 0x80, NULL, "main" };
 	r->maps[0] = (dtcp_umap){ 0x400000, 0x480000, "/bin/a", 1, r->usyms };
 	r->maps[1] = (dtcp_umap){ 0x700000, 0x780000, "/lib/libc.so", 0,
 	    NULL };
 	r->procs[0] = (dtcp_proc){ 42, "a", 2, r->maps };
-	r->meta.procs = r->procs;
-	r->meta.nprocs = 1;
+	r->cap.meta.procs = r->procs;
+	r->cap.meta.nprocs = 1;
 
 	for (i = 0; i < 5; i++) {
 		e = ent_add(&b, r, ds);
@@ -703,7 +670,7 @@ END_TEST
 
 START_TEST(test_bad_aggid)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	dtc_aggdesc *d = mkdesc(r, 1, 1, "c", 0, NULL, DTC_AGG_COUNT, 8, 0);
 	dtcp_aggstate *a = dtcp_agg_new();
 	struct tbuf b = { 0 };
@@ -718,7 +685,7 @@ START_TEST(test_bad_aggid)
 	e = ent_add(&b, r, d);               /* never reached */
 	val_word(r, d, e, 0, 100);
 	dtc_error_clear(&err);
-	ck_assert_int_eq(dtcp_agg_snap(a, r, 3, b.p, b.len, &err), DTC_WARN);
+	ck_assert_int_eq(dtcp_agg_snap(a, &r->cap, 3, b.p, b.len, &err), DTC_WARN);
 	ck_assert_int_eq(err.code, DTC_E_BADAGGID);
 	ck_assert_int_eq(err.cpu, 3);
 	ck_assert_int_eq(err.offset, 24);
@@ -735,7 +702,7 @@ END_TEST
 
 START_TEST(test_bad_overrun)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	dtc_aggdesc *d = mkdesc(r, 1, 1, "c", 0, NULL, DTC_AGG_COUNT, 8, 0);
 	dtcp_aggstate *a = dtcp_agg_new();
 	struct tbuf b = { 0 };
@@ -748,14 +715,14 @@ START_TEST(test_bad_overrun)
 	val_word(r, d, e, 0, 5);
 	/* the second entry is cut in its value */
 	dtc_error_clear(&err);
-	ck_assert_int_eq(dtcp_agg_snap(a, r, 1, b.p, b.len - 4, &err),
+	ck_assert_int_eq(dtcp_agg_snap(a, &r->cap, 1, b.p, b.len - 4, &err),
 	    DTC_WARN);
 	ck_assert_int_eq(err.code, DTC_E_OVERRUN);
 	ck_assert_int_eq(err.offset, 24);
 	ck_assert_int_eq(err.cpu, 1);
 	/* two bytes after a whole entry: not even an aggid */
 	dtc_error_clear(&err);
-	ck_assert_int_eq(dtcp_agg_snap(a, r, 2, b.p, 26, &err), DTC_WARN);
+	ck_assert_int_eq(dtcp_agg_snap(a, &r->cap, 2, b.p, 26, &err), DTC_WARN);
 	ck_assert_int_eq(err.code, DTC_E_OVERRUN);
 	ck_assert_int_eq(err.offset, 24);
 	ck_assert_uint_eq(vw(r, &printa1(a, r, 1)->rows[0].vals[0], 0), 10);
@@ -767,7 +734,7 @@ END_TEST
 
 START_TEST(test_bad_recdesc)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(8) };
 	dtc_aggdesc *bad = mkdesc(r, 1, 1, "a", 1, k, DTC_AGG_COUNT, 8, 0);
 	dtc_aggdesc *func = mkdesc(r, 2, 2, "b", 0, NULL, 0x0799, 8, 0);
@@ -786,7 +753,7 @@ START_TEST(test_bad_recdesc)
 	e = ent_add(&b, r, good);
 	val_word(r, good, e, 0, 2);
 	dtc_error_clear(&err);
-	ck_assert_int_eq(dtcp_agg_snap(a, r, 0, b.p, b.len, &err), DTC_WARN);
+	ck_assert_int_eq(dtcp_agg_snap(a, &r->cap, 0, b.p, b.len, &err), DTC_WARN);
 	ck_assert_int_eq(err.code, DTC_E_BADRECDESC);
 	ck_assert_int_eq(err.offset, 24);
 	/* the entries around the bad ones still merge */
@@ -797,7 +764,7 @@ START_TEST(test_bad_recdesc)
 	tbuf_free(&b);
 	ent_add(&b, r, func);
 	dtc_error_clear(&err);
-	ck_assert_int_eq(dtcp_agg_snap(a, r, 5, b.p, b.len, &err), DTC_WARN);
+	ck_assert_int_eq(dtcp_agg_snap(a, &r->cap, 5, b.p, b.len, &err), DTC_WARN);
 	ck_assert_int_eq(err.code, DTC_E_BADAGG);
 	ck_assert_int_eq(err.offset, 0);
 	ck_assert_int_eq(err.cpu, 5);
@@ -822,7 +789,7 @@ START_TEST(test_sort_signedkeys)
 		{ 0, 1, 2, 4294967294u, 4294967295u },
 		{ 0, 1, 2, (uint64_t)-2, (uint64_t)-1 },
 	};
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	dtcp_aggstate *a = dtcp_agg_new();
 	struct tbuf b = { 0 };
 	const dtc_aggprint *ap;
@@ -843,7 +810,7 @@ START_TEST(test_sort_signedkeys)
 	}
 	snap_ok(a, r, 0, &b);
 	setopt(r, DTCP_OPT_AGGSORTKEY, 0);   /* -x aggsortkey: 0 is set */
-	while ((ap = dtcp_agg_exit_next(a, r, &cursor)) != NULL) {
+	while ((ap = dtcp_agg_exit_next(a, &r->cap, &cursor)) != NULL) {
 		ck_assert_int_eq(ap->at_exit, 1);
 		ck_assert_ptr_null(ap->fmt);
 		ck_assert_int_eq(ap->vars[0].varid, n + 1);
@@ -936,7 +903,7 @@ START_TEST(test_sort_keysort)
 	/* (aggsortkey, aggsortkeypos, aggsortrev) of the eight printas */
 	static const int opts[8][3] = { { 0, 0, 0 }, { 1, 0, 0 }, { 1, 1, 0 },
 	    { 1, 2, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, { 1, 1, 1 }, { 1, 2, 1 } };
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KSTR(256), KINT(4), KINT(4) };
 	dtc_aggdesc *d = mkdesc(r, 1, 1, "tour", 3, k, DTC_AGG_SUM, 8, 0);
 	dtcp_aggstate *a = dtcp_agg_new();
@@ -986,7 +953,7 @@ START_TEST(test_sort_negorder)
 	static const int order[24] = { 2, 4, 6, 8, 10, 12, 1, 3, 5, 7, 9, 11,
 	    14, 16, 18, 20, 22, 24, 13, 15, 17, 19, 21, 23 };
 	uint64_t larg = LQ_ARG(-10, 20, 1);
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(4) };
 	dtc_aggdesc *d[5];
 	dtcp_aggstate *a = dtcp_agg_new();
@@ -1053,7 +1020,7 @@ START_TEST(test_sort_llquantize)
 	static const int vals[] = { 2, -4, 0, -2, 3, 0, -3, 0, 4, -1, 1 };
 	static const int wts[] = { 1, 1, 1, 1, 1, 2, 1, 2, 1, 1, 1 };
 	static const char *const expect[2] = { "vwxyztusqrp", "vwxyztusrqp" };
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KSTR(8 + 1) };
 	dtc_aggdesc *d[2];
 	dtcp_aggstate *a = dtcp_agg_new();
@@ -1102,7 +1069,7 @@ END_TEST
 
 START_TEST(test_sort_avg_stddev)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(4) };
 	dtc_aggdesc *da = mkdesc(r, 1, 1, "a", 1, k, DTC_AGG_AVG, 16, 0);
 	dtc_aggdesc *ds = mkdesc(r, 2, 2, "s", 1, k, DTC_AGG_STDDEV, 32, 0);
@@ -1163,7 +1130,7 @@ START_TEST(test_joined_sortpos)
 	static const int start[10] = { 1, 75, 50, 1, 25, 1, 1, 1, 1, 1 };
 	static const int off[4] = { 0, 25, 50, 75 };
 	static const int64_t args[6] = { 1, 2, 3, 1, 4, 1 };
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(4) };
 	dtc_aggdesc *d[4];
 	dtcp_aggstate *a = dtcp_agg_new();
@@ -1191,7 +1158,7 @@ START_TEST(test_joined_sortpos)
 
 		setopt(r, DTCP_OPT_AGGSORTPOS, p);
 		dtc_error_clear(&err);
-		ap = dtcp_agg_printa(a, r, args, 6, NULL, &err);
+		ap = dtcp_agg_printa(a, &r->cap, args, 6, NULL, &err);
 		ck_assert_ptr_nonnull(ap);
 		ck_assert_uint_eq(ap->nvars, 6);
 		ck_assert_uint_eq(ap->nrows, 100);
@@ -1228,7 +1195,7 @@ START_TEST(test_joined_zero)
 {
 	/* ids in order of first appearance: bop, baz, foo, bar */
 	uint64_t larg = LQ_ARG(-10, 20, 1);
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(4) };
 	dtc_aggdesc *dfoo, *dbar, *dfoo2, *dbar2;
 	dtcp_aggstate *a = dtcp_agg_new();
@@ -1264,14 +1231,14 @@ START_TEST(test_joined_zero)
 	snap_ok(a, r, 0, &b);
 
 	dtc_error_clear(&err);
-	ap = dtcp_agg_printa(a, r, v2, 2, NULL, &err);
+	ap = dtcp_agg_printa(a, &r->cap, v2, 2, NULL, &err);
 	ck_assert_uint_eq(ap->nrows, 3);
 	for (i = 0; i < 3; i++) {
 		ck_assert_int_eq(key_i(&ap->rows[i], 0), keys[i]);
 		ck_assert_uint_eq(vw(r, &ap->rows[i].vals[0], 0), foo[i]);
 		ck_assert_uint_eq(vw(r, &ap->rows[i].vals[1], 0), bar[i]);
 	}
-	ap = dtcp_agg_printa(a, r, v3, 3, NULL, &err);
+	ap = dtcp_agg_printa(a, &r->cap, v3, 3, NULL, &err);
 	ck_assert_uint_eq(ap->nrows, 3);
 	ck_assert_str_eq(ap->vars[2].name, "bop");
 	ck_assert_uint_eq(ap->vars[2].func, DTC_AGG_QUANTIZE);
@@ -1285,7 +1252,7 @@ START_TEST(test_joined_zero)
 		for (w = 0; w < 127; w++)
 			ck_assert_uint_eq(vw(r, q, w), 0);
 	}
-	ap = dtcp_agg_printa(a, r, v4, 4, NULL, &err);
+	ap = dtcp_agg_printa(a, &r->cap, v4, 4, NULL, &err);
 	ck_assert_int_eq(err.code, DTC_E_NONE);
 	ck_assert_uint_eq(ap->nrows, 3);
 	for (i = 0; i < 3; i++) {
@@ -1299,7 +1266,7 @@ START_TEST(test_joined_zero)
 		ck_assert_uint_eq(l->normal, 1);
 	}
 	/* everything that had entries was printed: nothing at exit */
-	ck_assert_ptr_null(dtcp_agg_exit_next(a, r, &cursor));
+	ck_assert_ptr_null(dtcp_agg_exit_next(a, &r->cap, &cursor));
 	tbuf_free(&b);
 	dtcp_agg_free(a);
 	free(r);
@@ -1313,7 +1280,7 @@ START_TEST(test_joined_zero_params)
 	int os;
 
 	for (os = 0; os < 2; os++) {
-		dtc_reader *r = reader_new(0, os);
+		fake *r = reader_new(0, os);
 		struct tkey k[] = { KINT(8) };
 		dtc_aggdesc *dl = mkdesc(r, 1, 1, "l", 1, k, DTC_AGG_LQUANTIZE,
 		    13 * 8, 0);
@@ -1337,7 +1304,7 @@ START_TEST(test_joined_zero_params)
 		val_word(r, dll, e, 3, 1);
 		snap_ok(a, r, 0, &b);
 		dtc_error_clear(&err);
-		ap = dtcp_agg_printa(a, r, vv, 2, NULL, &err);
+		ap = dtcp_agg_printa(a, &r->cap, vv, 2, NULL, &err);
 		ck_assert_uint_eq(ap->nrows, 2);
 		/* key 2 first: its zero-filled @l sums to 0, key 1's to 2 */
 		ck_assert_int_eq(key_i(&ap->rows[0], 0), 2);
@@ -1362,7 +1329,7 @@ END_TEST
  */
 START_TEST(test_joined_sortpos_empty)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(4) };
 	dtc_aggdesc *da = mkdesc(r, 1, 1, "a", 1, k, DTC_AGG_SUM, 8, 0);
 	dtc_aggdesc *db = mkdesc(r, 2, 2, "b", 1, k, DTC_AGG_COUNT, 8, 0);
@@ -1387,7 +1354,7 @@ START_TEST(test_joined_sortpos_empty)
 	for (p = 0; p < 3; p++) {
 		setopt(r, DTCP_OPT_AGGSORTPOS, p);
 		dtc_error_clear(&err);
-		ap = dtcp_agg_printa(a, r, vv, 3, NULL, &err);
+		ap = dtcp_agg_printa(a, &r->cap, vv, 3, NULL, &err);
 		ck_assert_ptr_nonnull(ap);
 		ck_assert_uint_eq(ap->nrows, 3);
 		for (i = 0; i < 3; i++) {
@@ -1415,7 +1382,7 @@ END_TEST
 
 START_TEST(test_joined_empty)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(4) };
 	static const int64_t vv[] = { 1, 2 };
 	dtcp_aggstate *a = dtcp_agg_new();
@@ -1427,7 +1394,7 @@ START_TEST(test_joined_empty)
 	mkdesc(r, 2, 2, "baz", 1, k, DTC_AGG_LQUANTIZE, 23 * 8,
 	    LQ_ARG(-10, 20, 1));
 	dtc_error_clear(&err);
-	ap = dtcp_agg_printa(a, r, vv, 2, NULL, &err);
+	ap = dtcp_agg_printa(a, &r->cap, vv, 2, NULL, &err);
 	ck_assert_ptr_nonnull(ap);
 	ck_assert_uint_eq(ap->nrows, 0);
 	ck_assert_str_eq(ap->vars[1].name, "baz");
@@ -1437,7 +1404,7 @@ START_TEST(test_joined_empty)
 	ck_assert_uint_eq(ap->vars[0].nkeys, 1);
 	/* a bad variable id */
 	dtc_error_clear(&err);
-	ck_assert_ptr_null(dtcp_agg_printa(a, r, (const int64_t[]){ 0 }, 1,
+	ck_assert_ptr_null(dtcp_agg_printa(a, &r->cap, (const int64_t[]){ 0 }, 1,
 	    NULL, &err));
 	ck_assert_int_eq(err.code, DTC_E_BADVALUE);
 	dtcp_agg_free(a);
@@ -1450,7 +1417,7 @@ END_TEST
 /* ------------------------------------------------------------------ */
 
 static void
-fill_sum100(dtc_reader *r, dtcp_aggstate *a)
+fill_sum100(fake *r, dtcp_aggstate *a)
 {
 	struct tkey k[] = { KINT(4) };
 	dtc_aggdesc *d = mkdesc(r, 1, 1, "", 1, k, DTC_AGG_SUM, 8, 0);
@@ -1476,7 +1443,7 @@ START_TEST(test_trunc)
 	int t;
 
 	for (t = 0; t < 5; t++) {
-		dtc_reader *r = reader_new(0, 1);
+		fake *r = reader_new(0, 1);
 		dtcp_aggstate *a = dtcp_agg_new();
 		const dtc_aggprint *ap;
 		size_t cursor = 0, i;
@@ -1484,9 +1451,9 @@ START_TEST(test_trunc)
 		fill_sum100(r, a);
 		/* trunc ignores aggsortrev: it passes its own comparator */
 		setopt(r, DTCP_OPT_AGGSORTREV, 0);
-		dtcp_agg_trunc(a, r, 1, n[t]);
+		dtcp_agg_trunc(a, &r->cap, 1, n[t]);
 		setopt(r, DTCP_OPT_AGGSORTREV, DTC_OPT_UNSET);
-		ap = dtcp_agg_exit_next(a, r, &cursor);
+		ap = dtcp_agg_exit_next(a, &r->cap, &cursor);
 		if (count[t] == 0) {
 			ck_assert_ptr_null(ap);
 		} else {
@@ -1494,7 +1461,7 @@ START_TEST(test_trunc)
 			for (i = 0; i < count[t]; i++)
 				ck_assert_int_eq(key_i(&ap->rows[i], 0),
 				    first[t] + (int)i);
-			ck_assert_ptr_null(dtcp_agg_exit_next(a, r, &cursor));
+			ck_assert_ptr_null(dtcp_agg_exit_next(a, &r->cap, &cursor));
 		}
 		/* removed keys come back as new entries */
 		fill_sum100(r, a);
@@ -1513,7 +1480,7 @@ START_TEST(test_clear)
 {
 	static const uint64_t v1[5] = { 500, 700, 900, 1100, 1300 };
 	static const uint64_t v3[5] = { 1500, 2700, 2900, 3100, 3300 };
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(4) };
 	dtc_aggdesc *d = mkdesc(r, 1, 1, "func", 1, k, DTC_AGG_SUM, 8, 0);
 	dtcp_aggstate *a = dtcp_agg_new();
@@ -1534,7 +1501,7 @@ START_TEST(test_clear)
 		ck_assert_int_eq(key_i(&ap->rows[i], 0), i);
 		ck_assert_uint_eq(vw(r, &ap->rows[i].vals[0], 0), v1[i]);
 	}
-	dtcp_agg_clear(a, r, 1);
+	dtcp_agg_clear(a, &r->cap, 1);
 	ap = printa1(a, r, 1);
 	ck_assert_uint_eq(ap->nrows, 5);
 	for (i = 0; i < 5; i++) {
@@ -1555,7 +1522,7 @@ START_TEST(test_clear)
 		ck_assert_uint_eq(vw(r, &ap->rows[i].vals[0], 0), v3[i]);
 	}
 	/* printa()ed: not printed again at exit */
-	ck_assert_ptr_null(dtcp_agg_exit_next(a, r, &cursor));
+	ck_assert_ptr_null(dtcp_agg_exit_next(a, &r->cap, &cursor));
 	tbuf_free(&b);
 	dtcp_agg_free(a);
 	free(r);
@@ -1568,7 +1535,7 @@ START_TEST(test_clear_histograms)
 	int os;
 
 	for (os = 0; os < 2; os++) {
-		dtc_reader *r = reader_new(0, os);
+		fake *r = reader_new(0, os);
 		dtc_aggdesc *dl = mkdesc(r, 1, 1, "l", 0, NULL,
 		    DTC_AGG_LQUANTIZE, 7 * 8, larg);
 		dtc_aggdesc *dll = mkdesc(r, 2, 2, "ll", 0, NULL,
@@ -1591,7 +1558,7 @@ START_TEST(test_clear_histograms)
 		val_word(r, dq, e, 0, 9);
 		snap_ok(a, r, 0, &b);
 		for (v = 1; v <= 3; v++)
-			dtcp_agg_clear(a, r, v);
+			dtcp_agg_clear(a, &r->cap, v);
 		ap = printa1(a, r, 1);
 		ck_assert_uint_eq(vw(r, &ap->rows[0].vals[0], 0), larg);
 		ck_assert_uint_eq(vw(r, &ap->rows[0].vals[0], 2), 0);
@@ -1611,7 +1578,7 @@ END_TEST
 
 START_TEST(test_normalize)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	dtcp_aggstate *a = dtcp_agg_new();
 	const dtc_aggprint *ap;
 	size_t i;
@@ -1653,7 +1620,7 @@ END_TEST
  */
 START_TEST(test_exit_printed)
 {
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(4) };
 	dtc_aggdesc *a1 = mkdesc(r, 1, 1, "a", 1, k, DTC_AGG_COUNT, 8, 0);
 	dtc_aggdesc *b1 = mkdesc(r, 2, 2, "b", 1, k, DTC_AGG_COUNT, 8, 0);
@@ -1690,18 +1657,18 @@ START_TEST(test_exit_printed)
 	snap_ok(a, r, 0, &b);
 
 	setopt(r, DTCP_OPT_AGGSORTREV, 0);
-	ap = dtcp_agg_exit_next(a, r, &cursor);
+	ap = dtcp_agg_exit_next(a, &r->cap, &cursor);
 	ck_assert_int_eq(ap->vars[0].varid, 3);
 	ck_assert_str_eq(ap->vars[0].name, "c");
 	ck_assert_uint_eq(ap->nrows, 2);
 	ck_assert_int_eq(key_i(&ap->rows[0], 0), 2);
-	ap = dtcp_agg_exit_next(a, r, &cursor);
+	ap = dtcp_agg_exit_next(a, &r->cap, &cursor);
 	ck_assert_int_eq(ap->vars[0].varid, 2);
-	ap = dtcp_agg_exit_next(a, r, &cursor);
+	ap = dtcp_agg_exit_next(a, &r->cap, &cursor);
 	ck_assert_int_eq(ap->vars[0].varid, 1);
 	ck_assert_uint_eq(ap->nrows, 1);
 	ck_assert_int_eq(key_i(&ap->rows[0], 0), 3);
-	ck_assert_ptr_null(dtcp_agg_exit_next(a, r, &cursor));
+	ck_assert_ptr_null(dtcp_agg_exit_next(a, &r->cap, &cursor));
 	tbuf_free(&b);
 	dtcp_agg_free(a);
 	free(r);
@@ -1712,7 +1679,7 @@ END_TEST
 START_TEST(test_large)
 {
 	const uint32_t n = 100000;
-	dtc_reader *r = reader_new(0, 1);
+	fake *r = reader_new(0, 1);
 	struct tkey k[] = { KINT(8), KSTR(12) };
 	dtc_aggdesc *d = mkdesc(r, 1, 1, "big", 2, k, DTC_AGG_SUM, 8, 0);
 	dtcp_aggstate *a = dtcp_agg_new();
@@ -1747,7 +1714,7 @@ START_TEST(test_large)
 		ck_assert_uint_eq(ap->rows[i].keys[0].u, i);
 		ck_assert_uint_eq(vw(r, &ap->rows[i].vals[0], 0), 20ull * i);
 	}
-	dtcp_agg_trunc(a, r, 1, 5);
+	dtcp_agg_trunc(a, &r->cap, 1, 5);
 	ap = printa1(a, r, 1);
 	ck_assert_uint_eq(ap->nrows, 5);
 	ck_assert_uint_eq(ap->rows[0].keys[0].u, n - 5);

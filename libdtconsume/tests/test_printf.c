@@ -22,66 +22,23 @@
 #include <unistd.h>
 
 #include "dtc_private.h"
+#include "capture.h"
 
 /* ------------------------------------------------------------------ */
 /* Fakes: the reader and the symbolizer                                */
 /* ------------------------------------------------------------------ */
 
-struct dtc_reader {
-	dtcp_options opts;
-	int swap;
-	dtcp_meta meta;
-	dtc_header hdr;            /* hdr.v2: DTrace v2 value layouts */
-};
-
-static struct dtc_reader reader;
+/* The capture the printf engine takes: options, byte order, tables and
+ * header (hdr.v2: DTrace v2 value layouts), set by each test. */
+static struct dtc_capture reader;
 static dtcp_proc procs[1];
 
-const dtcp_options *
-dtcp_reader_options(const dtc_reader *r)
-{
-	return &r->opts;
-}
-
-const dtc_header *
-dtc_reader_header(const dtc_reader *r)
-{
-	return &r->hdr;
-}
-
-int
-dtcp_reader_swap(const dtc_reader *r)
-{
-	return r->swap;
-}
-
-int
-dtcp_reader_illumos(const dtc_reader *r)
-{
-	(void)r;
-	return 0;
-}
-
-const dtcp_meta *
-dtcp_reader_meta(const dtc_reader *r)
-{
-	return &r->meta;
-}
-
-/* the fake reader reads no buffer: nowhere to name */
+/* the fake capture is walked by no reader: nowhere to name */
 void
-dtcp_reader_where(const dtc_reader *r, dtc_error *err)
+dtcp_capture_where(const dtcp_capture *c, dtc_error *err)
 {
-	(void)r;
+	(void)c;
 	(void)err;
-}
-
-/* the file a message cut at the cap names */
-const char *
-dtc_reader_source(const dtc_reader *r)
-{
-	(void)r;
-	return "cap.dtsnap";
 }
 
 static const struct ksym {
@@ -106,7 +63,7 @@ klookup(uint64_t addr)
 }
 
 void
-dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
+dtc_capture_addr_text(const dtc_capture *r, uint64_t addr, int exact_only,
     dtc_buf *out)
 {
 	const struct ksym *k = klookup(addr);
@@ -125,13 +82,13 @@ dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
 }
 
 void
-dtc_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out)
+dtc_capture_frame_text(const dtc_capture *r, uint64_t pc, dtc_buf *out)
 {
-	dtc_addr_text(r, pc, 0, out);
+	dtc_capture_addr_text(r, pc, 0, out);
 }
 
 void
-dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
+dtc_capture_mod_text(const dtc_capture *r, uint64_t addr, dtc_buf *out)
 {
 	const struct ksym *k = klookup(addr);
 
@@ -144,7 +101,7 @@ dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
 
 /* pid 42: /lib/libc.so.1 at [0x10000, 0x20000), malloc at 0x10100 */
 int
-dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
+dtc_capture_usym_lookup(const dtc_capture *r, uint64_t pid, uint64_t addr,
     dtc_symbol *sym)
 {
 	(void)r;
@@ -164,12 +121,12 @@ dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
 }
 
 void
-dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+dtc_capture_uaddr_text(const dtc_capture *r, uint64_t pid, uint64_t addr,
     int exact_only, dtc_buf *out)
 {
 	dtc_symbol s;
 
-	if (!dtc_usym_lookup(r, pid, addr, &s))
+	if (!dtc_capture_usym_lookup(r, pid, addr, &s))
 		dtc_buf_printf(out, "0x%llx", (unsigned long long)addr);
 	else if (s.name == NULL)
 		dtc_buf_printf(out, "%s`0x%llx", s.module,
@@ -182,11 +139,12 @@ dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
 }
 
 void
-dtc_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr, dtc_buf *out)
+dtc_capture_umod_text(const dtc_capture *r, uint64_t pid, uint64_t addr,
+    dtc_buf *out)
 {
 	dtc_symbol s;
 
-	if (dtc_usym_lookup(r, pid, addr, &s))
+	if (dtc_capture_usym_lookup(r, pid, addr, &s))
 		dtc_buf_printf(out, "%s", s.module);
 	else
 		dtc_buf_printf(out, "0x%llx", (unsigned long long)addr);
@@ -205,6 +163,7 @@ setup(void)
 	procs[0].execname = "a.out";
 	reader.meta.procs = procs;
 	reader.meta.nprocs = 1;
+	reader.source = (char *)"cap.dtsnap";  /* the file a message names */
 	setenv("TZ", "UTC", 1);
 	tzset();
 }
@@ -289,7 +248,7 @@ pf(dtc_buf *out, dtc_error *err, const char *fmt, int illumos,
 	v.nargs = nargs;
 	dtc_buf_reset(out);
 	dtc_error_clear(err);
-	rc = dtc_printf_render(&reader, &v, out, err);
+	rc = dtc_capture_printf_render(&reader, &v, out, err);
 	dtcp_format_free(f);
 	return rc;
 }
@@ -1066,7 +1025,7 @@ pa(dtc_buf *out, dtc_error *err, const char *fmt, int illumos,
 	row.vals = vals;
 	dtc_buf_reset(out);
 	dtc_error_clear(err);
-	rc = dtc_printa_render(&reader, &ap, &row, out, err);
+	rc = dtc_capture_printa_render(&reader, &ap, &row, out, err);
 	dtcp_format_free(f);
 	return rc;
 }
@@ -1353,7 +1312,7 @@ hist_is(const dtc_aggval *v, const char *rows)
 	size_t hl = strlen(hdr);
 
 	dtc_buf_init(&b);
-	ck_assert_int_eq(dtc_hist_render(&reader, v, &b), DTC_OK);
+	ck_assert_int_eq(dtc_capture_hist_render(&reader, v, &b), DTC_OK);
 	ck_assert_msg(b.len == hl + strlen(rows) &&
 	    memcmp(b.s, hdr, hl) == 0 && memcmp(b.s + hl, rows,
 	    strlen(rows)) == 0, "histogram:\n%s\nwant:\n%s%s", b.s, hdr, rows);
@@ -1431,7 +1390,7 @@ START_TEST(test_hist_quantize)
 
 		dtc_buf_init(&b);
 		v.size = 126 * 8;
-		ck_assert_int_eq(dtc_hist_render(&reader, &v, &b), DTC_FAILED);
+		ck_assert_int_eq(dtc_capture_hist_render(&reader, &v, &b), DTC_FAILED);
 		dtc_buf_free(&b);
 	}
 }
@@ -1449,7 +1408,7 @@ START_TEST(test_hist_quantize_rows_between)
 	q[0] = 5; q[62] = 5;
 	v = AV(DTC_AGG_QUANTIZE, q, 127);
 	dtc_buf_init(&b);
-	ck_assert_int_eq(dtc_hist_render(&reader, &v, &b), DTC_OK);
+	ck_assert_int_eq(dtc_capture_hist_render(&reader, &v, &b), DTC_OK);
 	for (i = 0; i < b.len; i++)
 		n += b.s[i] == '\n';
 	/* leading newline, header, buckets 0..63 */
@@ -1614,7 +1573,7 @@ START_TEST(test_hist_llquantize)
 
 		w[0] = 0;
 		dtc_buf_init(&b);
-		ck_assert_int_eq(dtc_hist_render(&reader, &v, &b), DTC_FAILED);
+		ck_assert_int_eq(dtc_capture_hist_render(&reader, &v, &b), DTC_FAILED);
 		dtc_buf_free(&b);
 	}
 }

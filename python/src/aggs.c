@@ -30,7 +30,7 @@
 #include <string.h>
 
 #include "ext.h"
-#include "dtc_private.h"
+#include "capture.h"
 #include "emitter.h"
 #include "model.h"
 #include "pyout.h"
@@ -276,7 +276,7 @@ write_capture(wstate *w, const dtc_reader *first, char **out, size_t *outlen,
     dtc_error *err)
 {
 	const dtc_header *h = dtc_reader_header(first);
-	const dtcp_meta *meta = dtcp_reader_meta(first);
+	const dtcp_meta *meta = &dtc_reader_capture(first)->meta;
 	dtc_writer_header wh;
 	dtc_writer *wr;
 	FILE *fp;
@@ -666,7 +666,7 @@ merge(PyObject *mod, PyObject *args, PyObject *kw)
 			ext_raise_errors(errors);
 		goto out;
 	}
-	w.swap = dtcp_reader_swap(first.r);
+	w.swap = dtc_reader_capture(first.r)->swap;
 	w.v2 = dtc_reader_header(first.r)->v2;
 	while (dtc_aggmerge_next(m, &ev) == DTC_OK) {
 		const dtc_aggprint *ap = ev->agg;

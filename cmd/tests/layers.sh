@@ -1,0 +1,105 @@
+#!/bin/sh
+# The library's layers (HACKING, "Layers"): no include and no call inside
+# libdtconsume runs back up a layer.  Every file of libdtconsume/ has its
+# layer below; a file calls (and includes) only files of its own layer
+# or lower ones.  The calls are found from the source itself: comments
+# and strings dropped by the compiler's preprocessor (-fpreprocessed, so
+# no header is expanded), a function defined where its name starts a line
+# (the project's style: BSD, type on the line before), and a call is its
+# name followed by '(' in another file.  A new file without a layer
+# fails here, so the map stays whole.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+CC=${CC:-cc}
+lib="$top_srcdir/libdtconsume"
+work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-layers.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+
+# layer of each file: 0 the base (errors, strings, options, the container
+# and writer), 1 the capture and what decodes it (tables, records,
+# formats, types, symbols), 2 the aggregation engine, 3 the pass engine,
+# 4 the two readers, 5 what is built on readers (merged aggregations)
+layer() {
+	case $1 in
+	dtconsume.h|base.h|error.c|buf.c|options.c|zsource.c|\
+	container.c|writer.c) echo 0 ;;
+	decoders.h|capture.h|capture.c|meta.c|v2.c|select.h|select.c|walker.c|\
+	record.c|printf.c|ctf_private.h|ctf.c|ctfopen.c|ctfprint_v2.c|\
+	ctfprint_legacy.c|ctfwalk.c|symbols.c) echo 1 ;;
+	agg.h|agg.c) echo 2 ;;
+	pass.h|pass.c) echo 3 ;;
+	reader.h|consume.c|batch.c) echo 4 ;;
+	aggmerge.c) echo 5 ;;
+	# every header at once, for tests only: nothing of the library may
+	# include it
+	dtc_private.h) echo 9 ;;
+	*) echo "" ;;
+	esac
+}
+
+status=0
+: >"$work/defs"
+for f in "$lib"/*.c "$lib"/*.h; do
+	name=$(basename "$f")
+	l=$(layer "$name")
+	if [ -z "$l" ]; then
+		echo "FAIL: libdtconsume/$name has no layer in $0"
+		status=1
+		continue
+	fi
+	$CC -fpreprocessed -dD -E -P "$f" >"$work/$name" 2>/dev/null || {
+		echo "FAIL: $CC cannot read libdtconsume/$name"
+		exit 99
+	}
+	# definitions: "name<TAB>file"
+	sed -n -e 's/^\(dtcp\{0,1\}_[A-Za-z0-9_]*\)(.*/\1/p' \
+	    -e 's/^(\(dtc_[A-Za-z0-9_]*\))(.*/\1/p' "$work/$name" |
+	    sed "s/\$/	$name/" >>"$work/defs"
+done
+ndefs=$(wc -l <"$work/defs")
+if [ "$ndefs" -lt 200 ]; then
+	echo "FAIL: only $ndefs function definitions found: the scan is broken"
+	exit 1
+fi
+nedges=0
+for f in "$lib"/*.c "$lib"/*.h; do
+	name=$(basename "$f")
+	l=$(layer "$name")
+	[ -n "$l" ] || continue
+	# includes
+	for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$work/$name"); do
+		[ "$inc" = config.h ] && continue
+		il=$(layer "$inc")
+		if [ -z "$il" ]; then
+			echo "FAIL: $name includes $inc, which has no layer"
+			status=1
+		elif [ "$il" -gt "$l" ]; then
+			echo "FAIL: $name (layer $l) includes $inc (layer $il)"
+			status=1
+		fi
+		nedges=$((nedges + 1))
+	done
+	# calls: names followed by '(' that another file defines; a header's
+	# prototypes are not calls, its inline functions' bodies are
+	case $name in
+	*.h) sed -n '/^static inline/,/^}/p' "$work/$name" ;;
+	*) cat "$work/$name" ;;
+	esac | grep -o 'dtcp\{0,1\}_[A-Za-z0-9_]*[[:space:]]*(' |
+	    sed 's/[[:space:]]*($//' | sort -u >"$work/calls"
+	awk -F '	' -v self="$name" 'NR == FNR { want[$1] = 1; next }
+	    ($1 in want) && $2 != self { print $1 "\t" $2 }' \
+	    "$work/calls" "$work/defs" >"$work/edges"
+	while IFS='	' read -r fn def; do
+		dl=$(layer "$def")
+		nedges=$((nedges + 1))
+		if [ "$dl" -gt "$l" ]; then
+			echo "FAIL: $name (layer $l) calls $fn of $def (layer $dl)"
+			status=1
+		fi
+	done <"$work/edges"
+done
+if [ "$nedges" -lt 200 ]; then
+	echo "FAIL: only $nedges includes and calls found: the scan is broken"
+	exit 1
+fi
+[ "$status" = 0 ] && echo "ok: $nedges includes and calls, none up a layer"
+exit $status
