@@ -41,6 +41,7 @@
 
 #include "cli.h"
 #include "record.h"
+#include "record_program.h"
 
 #define	DONE_SAW_END	1	/* If END is not enabled, we pretend */
 #define	DONE_SAW_EXIT	2	/* exit() action processed */
@@ -59,6 +60,7 @@ typedef struct dtrace_cmd {
 	const char *dc_name;			/* name for error messages */
 	const char *dc_desc;			/* desc for error messages */
 	dtrace_prog_t *dc_prog;			/* program compiled from arg */
+	int dc_opt;				/* its option letter */
 } dtrace_cmd_t;
 
 typedef struct rec_stmt {
@@ -1840,7 +1842,9 @@ start_capture(void)
 		return;
 	}
 	g.started = 1;
-	if (write_options() != 0 || write_clock(-1) != 0) {
+	if (write_options() != 0 || write_clock(-1) != 0 ||
+	    rec_sink_check(g.sink, rec_program_write(rec_sink_meta(g.sink),
+	    rec_sink_err(g.sink))) != 0) {
 		capture_failed();
 		return;
 	}
@@ -1921,6 +1925,8 @@ compile_file(dtrace_cmd_t *dcp)
 			    "/sys/kernel/tracing)\n");
 		dfatal("failed to compile script %s", dcp->dc_arg);
 	}
+	if (rec_program_compiled(g.dtp, dcp->dc_prog, 's', dcp->dc_arg) != 0)
+		fatal("failed to keep the program of %s", dcp->dc_arg);
 
 	g.argv[0] = arg0;
 	fclose(fp);
@@ -1942,6 +1948,9 @@ compile_str(dtrace_cmd_t *dcp)
 			    "/sys/kernel/tracing)\n");
 		dfatal("invalid probe specifier %s", dcp->dc_arg);
 	}
+	if (rec_program_compiled(g.dtp, dcp->dc_prog, dcp->dc_opt,
+	    dcp->dc_arg) != 0)
+		fatal("failed to keep the program of %s", dcp->dc_arg);
 
 	if ((p = strpbrk(dcp->dc_arg, "{/;")) != NULL)
 		*p = '\0'; /* crop name for reporting */
@@ -2355,6 +2364,9 @@ rec_backend_run(const rec_config *cfg)
 		return E_USAGE;
 	}
 
+	/* before the loop below splits -x arguments in place */
+	if (rec_program_begin(cfg) != 0)
+		fatal("failed to allocate memory for arguments");
 	if ((g.cmdv = calloc(cfg->nargs + 1, sizeof(*g.cmdv))) == NULL ||
 	    (g.psv = calloc(cfg->nargs + 1, sizeof(*g.psv))) == NULL)
 		fatal("failed to allocate memory for arguments");
@@ -2398,6 +2410,7 @@ rec_backend_run(const rec_config *cfg)
 		case 'P':
 			dcp = &g.cmdv[g.cmdc++];
 			dcp->dc_func = compile_str;
+			dcp->dc_opt = c;
 			dcp->dc_spec = c == 'f' ? DTRACE_PROBESPEC_FUNC :
 			    c == 'm' ? DTRACE_PROBESPEC_MOD :
 			    c == 'P' ? DTRACE_PROBESPEC_PROVIDER :
@@ -2658,6 +2671,7 @@ release_procs:
 
 	free(g.cmdv);
 	free(g.psv);
+	rec_program_free();
 	free(g.probes);
 	free(g.stmts);
 	free(g.fmts);

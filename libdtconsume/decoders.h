@@ -154,6 +154,9 @@ dtcp_meta_pass_time(const dtcp_meta *m, long long item)
  * DTC_WARN/DTC_FAILED with err for a bad item (it is skipped). */
 int dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
     const dtcp_item *it, int illumos, dtc_error *err);
+/* program.c: a program item checked and dropped (dtsnap(5), program) */
+int dtcp_program_check_item(const dtcp_container *c, const dtcp_item *it,
+    dtc_error *err);
 void dtcp_meta_free(dtcp_meta *m);
 /* A recdesc array under key of an item's map (the checks of eprobe's). */
 int dtcp_meta_load_recs(dtcp_meta *m, const dtcp_container *c,

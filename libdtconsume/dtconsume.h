@@ -986,6 +986,115 @@ int dtc_capture_printa_render(const dtc_capture *c, const dtc_aggprint *ap,
 int dtc_capture_text_cut(const dtc_capture *c, dtc_buf *out, size_t start,
     const char *what, dtc_error *err);
 
+/* ------------------------------------------------------------------ */
+/* The program behind a capture (program.c; dtsnap(5), program)        */
+/* ------------------------------------------------------------------ */
+
+/* One -s/-n/-P/-m/-f/-i argument: opt its letter, arg the argument (a
+ * file name for -s), text the D source compiled (len bytes, NUL-ended). */
+typedef struct dtc_prog_source {
+	char opt;
+	const char *arg;
+	const char *text;
+	size_t len;
+} dtc_prog_source;
+
+/* One other command-line option in order; arg NULL for a flag. */
+typedef struct dtc_prog_option {
+	char opt;
+	const char *arg;
+} dtc_prog_option;
+
+/* dtrace_difv_t of a clause's variable table */
+typedef struct dtc_prog_var {
+	uint32_t name, id, offset, from, to;
+	uint8_t kind, scope;
+	uint16_t flags;
+	uint8_t tkind, tckind, tflags;
+	uint32_t tsize;
+} dtc_prog_var;
+
+/* dof_relodesc_t: name is a string table offset */
+typedef struct dtc_prog_reloc {
+	uint32_t name, type;
+	uint64_t offset, data;
+} dtc_prog_reloc;
+
+/* a translator reference: the translator's id and argument, the member
+ * and its type as libdtrace names them */
+typedef struct dtc_prog_xlate {
+	uint32_t id;
+	int32_t arg;
+	const char *member, *type;
+} dtc_prog_xlate;
+
+/* the name of a BPF helper a clause calls, as the recording host knew it */
+typedef struct dtc_prog_helper {
+	uint32_t id;
+	const char *name;
+} dtc_prog_helper;
+
+/* One clause as libdtrace compiled it: insns holds ninsns BPF
+ * instructions of 8 bytes (dtsnap(5), program); probe[] is set when the
+ * clause starts a new probe description (has_probe). */
+typedef struct dtc_prog_clause {
+	uint32_t source;
+	const char *name;
+	int has_probe;
+	const char *probe[4];
+	const uint8_t *insns;
+	size_t ninsns;
+	const char *strtab;
+	size_t strlen;
+	const dtc_prog_var *vars;
+	size_t nvars;
+	const dtc_prog_reloc *brel, *krel, *urel;
+	size_t nbrel, nkrel, nurel;
+	const dtc_prog_xlate *xlate;
+	size_t nxlate;
+	const dtc_prog_helper *helpers;
+	size_t nhelpers;
+} dtc_prog_clause;
+
+/* libdtrace's code generator constants the disassembler's comments
+ * depend on (dtsnap(5), program: abi) */
+typedef struct dtc_prog_abi {
+	int64_t stk_dctx, stk_spill_base, stk_slot, stk_nregs;
+	int64_t dctx_strtab, dctx_gvars, dctx_lvars;
+	uint64_t ident_undef;
+} dtc_prog_abi;
+
+typedef struct dtc_program {
+	const dtc_prog_source *sources;
+	size_t nsources;
+	const dtc_prog_option *options;
+	size_t noptions;
+	const char *const *macros;       /* $0, $1, ... */
+	size_t nmacros;
+	const dtc_prog_clause *clauses;
+	size_t nclauses;
+	int has_abi;
+	dtc_prog_abi abi;
+	unsigned listings;               /* -x disasm= levels held (1) */
+} dtc_program;
+
+/*
+ * The first program item of a capture: DTC_OK with *out (free it with
+ * dtc_program_free), DTC_EOF when the capture has none, else an error
+ * naming the item and byte offset.
+ */
+int dtc_program_read_file(const char *path, dtc_program **out,
+    dtc_error *err);
+int dtc_program_read_memory(const void *buf, size_t len, const char *name,
+    dtc_program **out, dtc_error *err);
+void dtc_program_free(dtc_program *p);
+/* The clause listing as `dtrace -S` prints it (dt_dis.c's layout);
+ * DTC_FAILED with err when the program has no abi or a clause is bad. */
+int dtc_program_disasm(const dtc_program *p, dtc_buf *out, dtc_error *err);
+/* Writes p as a program item (either flavor; after the header). */
+int dtc_writer_add_program(dtc_writer *w, const dtc_program *p,
+    dtc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

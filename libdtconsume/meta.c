@@ -810,6 +810,8 @@ dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
 		return dtcp_ctf_add_item(m, c, it, err);
 	if (strcmp(it->kind, "clock") == 0)
 		return load_clock(&x, map);
+	if (strcmp(it->kind, "program") == 0)    /* program.c */
+		return dtcp_program_check_item(c, it, err);
 	if (m->v2)
 		return dtcp_v2_add_item(m, c, it, err);
 	return DTC_EOF;

@@ -1056,6 +1056,159 @@ dtc_writer_add_ctf(dtc_writer *w, const char *module, const void *data,
 	return finish(w, err);
 }
 
+/* ------------------------------------------------------------------ */
+/* The program item (dtsnap(5), program)                               */
+/* ------------------------------------------------------------------ */
+
+static void
+e_textn(dtc_writer *w, const char *s, size_t l)
+{
+	if (!reserve(w, HEAD + l))
+		return;
+	w->len += cbor_encode_string_start(l, w->enc + w->len, w->cap - w->len);
+	if (l > 0)
+		memcpy(w->enc + w->len, s, l);
+	w->len += l;
+}
+
+static void
+e_opt(dtc_writer *w, char opt)
+{
+	char s[2] = { opt, '\0' };
+
+	e_text(w, s);
+}
+
+static void
+e_relocs(dtc_writer *w, const char *key, const dtc_prog_reloc *r, size_t n)
+{
+	size_t i;
+
+	e_text(w, key);
+	e_array(w, n);
+	for (i = 0; i < n; i++) {
+		e_array(w, 4);
+		e_uint(w, r[i].name);
+		e_uint(w, r[i].type);
+		e_uint(w, r[i].offset);
+		e_uint(w, r[i].data);
+	}
+}
+
+static void
+e_clause(dtc_writer *w, const dtc_prog_clause *c, dtc_error *err)
+{
+	size_t i;
+
+	e_map(w, 10 + (c->has_probe != 0));
+	e_key_uint(w, "source", c->source);
+	e_key_text(w, "name", c->name);
+	if (c->has_probe) {
+		e_text(w, "probe");
+		e_array(w, 4);
+		for (i = 0; i < 4; i++)
+			e_text(w, c->probe[i]);
+	}
+	e_text(w, "insns");
+	e_bytes(w, c->insns, c->ninsns * 8, err);
+	e_text(w, "strtab");
+	e_bytes(w, c->strtab, c->strlen, err);
+	e_text(w, "vars");
+	e_array(w, c->nvars);
+	for (i = 0; i < c->nvars; i++) {
+		const dtc_prog_var *v = &c->vars[i];
+
+		e_array(w, 12);
+		e_uint(w, v->name);
+		e_uint(w, v->id);
+		e_uint(w, v->offset);
+		e_uint(w, v->kind);
+		e_uint(w, v->scope);
+		e_uint(w, v->from);
+		e_uint(w, v->to);
+		e_uint(w, v->flags);
+		e_uint(w, v->tkind);
+		e_uint(w, v->tckind);
+		e_uint(w, v->tflags);
+		e_uint(w, v->tsize);
+	}
+	e_relocs(w, "brel", c->brel, c->nbrel);
+	e_relocs(w, "krel", c->krel, c->nkrel);
+	e_relocs(w, "urel", c->urel, c->nurel);
+	e_text(w, "xlate");
+	e_array(w, c->nxlate);
+	for (i = 0; i < c->nxlate; i++) {
+		e_array(w, 4);
+		e_uint(w, c->xlate[i].id);
+		e_int(w, c->xlate[i].arg);
+		e_text(w, c->xlate[i].member);
+		e_text(w, c->xlate[i].type);
+	}
+	e_text(w, "helpers");
+	e_array(w, c->nhelpers);
+	for (i = 0; i < c->nhelpers; i++) {
+		e_array(w, 2);
+		e_uint(w, c->helpers[i].id);
+		e_text(w, c->helpers[i].name);
+	}
+}
+
+int
+dtc_writer_add_program(dtc_writer *w, const dtc_program *p, dtc_error *err)
+{
+	size_t i;
+	int rc;
+
+	if (p == NULL)
+		return misuse(w, err, "program item without a program");
+	if ((rc = begin(w, "program", 5 + (p->has_abi != 0), err)) != DTC_OK)
+		return rc;
+	e_text(w, "sources");
+	e_array(w, p->nsources);
+	for (i = 0; i < p->nsources; i++) {
+		const dtc_prog_source *s = &p->sources[i];
+
+		e_map(w, 3);
+		e_text(w, "opt");
+		e_opt(w, s->opt);
+		e_key_text(w, "arg", s->arg);
+		e_text(w, "text");
+		e_textn(w, s->text != NULL ? s->text : "", s->text != NULL ?
+		    s->len : 0);
+	}
+	e_text(w, "options");
+	e_array(w, p->noptions);
+	for (i = 0; i < p->noptions; i++) {
+		e_map(w, 1 + (p->options[i].arg != NULL));
+		e_text(w, "opt");
+		e_opt(w, p->options[i].opt);
+		if (p->options[i].arg != NULL)
+			e_key_text(w, "arg", p->options[i].arg);
+	}
+	e_text(w, "macros");
+	e_array(w, p->nmacros);
+	for (i = 0; i < p->nmacros; i++)
+		e_text(w, p->macros[i]);
+	e_key_uint(w, "listings", p->listings);
+	if (p->has_abi) {
+		e_text(w, "abi");
+		e_map(w, 8);
+		e_key_int(w, "stk_dctx", p->abi.stk_dctx);
+		e_key_int(w, "stk_spill_base", p->abi.stk_spill_base);
+		e_key_int(w, "stk_slot", p->abi.stk_slot);
+		e_key_int(w, "stk_nregs", p->abi.stk_nregs);
+		e_key_int(w, "dctx_strtab", p->abi.dctx_strtab);
+		e_key_int(w, "dctx_gvars", p->abi.dctx_gvars);
+		e_key_int(w, "dctx_lvars", p->abi.dctx_lvars);
+		e_key_uint(w, "ident_undef", p->abi.ident_undef);
+	}
+	e_text(w, "clauses");
+	e_array(w, p->nclauses);
+	for (i = 0; i < p->nclauses; i++)
+		e_clause(w, &p->clauses[i], err);
+	return finish(w, err);
+}
+
 int
 dtc_writer_add_interrupt(dtc_writer *w, uint32_t pass, dtc_error *err)
 {
