@@ -1085,6 +1085,8 @@ typedef struct dtc_program {
  */
 int dtc_program_read_file(const char *path, dtc_program **out,
     dtc_error *err);
+int dtc_program_read_fd(int fd, const char *name, dtc_program **out,
+    dtc_error *err);
 int dtc_program_read_memory(const void *buf, size_t len, const char *name,
     dtc_program **out, dtc_error *err);
 void dtc_program_free(dtc_program *p);

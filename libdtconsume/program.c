@@ -606,6 +606,14 @@ dtc_program_read_file(const char *path, dtc_program **out, dtc_error *err)
 }
 
 int
+dtc_program_read_fd(int fd, const char *name, dtc_program **out,
+    dtc_error *err)
+{
+	dtc_error_clear(err);
+	return scan(dtcp_container_open_fd(fd, name, err), out, err);
+}
+
+int
 dtc_program_read_memory(const void *buf, size_t len, const char *name,
     dtc_program **out, dtc_error *err)
 {

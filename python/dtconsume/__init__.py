@@ -181,6 +181,17 @@ class Capture:
     def __repr__(self) -> str:
         return f"dtconsume.Capture({self.source if isinstance(self.source, str) else '<data>'!r})"
 
+    # -- the program (issue 23) --------------------------------------------
+
+    @property
+    def program(self) -> Optional[Dict[str, Any]]:
+        """The program behind the capture (dtsnap(5), program item), or
+        None when the capture has none: {"sources": [{"opt", "arg",
+        "text"}], "options": [{"opt", "arg"}], "macros": [...],
+        "clauses": n, "listing": the clauses as dtrace -S printed them,
+        or None}.  Read without decoding the trace."""
+        return _dtconsume.program(self.source, name=self.name)
+
     # -- events ------------------------------------------------------------
 
     def events(self) -> Iterator[Dict[str, Any]]:

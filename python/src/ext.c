@@ -784,7 +784,8 @@ PyInit__dtconsume(void)
 	    PyModule_AddObjectRef(m, "Events", (PyObject *)&EventsType) != 0 ||
 	    ext_columns_init(m) != 0 ||
 	    PyModule_AddFunctions(m, ext_agg_methods) != 0 ||
-	    PyModule_AddFunctions(m, ext_render_methods) != 0) {
+	    PyModule_AddFunctions(m, ext_render_methods) != 0 ||
+	    PyModule_AddFunctions(m, ext_program_methods) != 0) {
 		Py_DECREF(m);
 		return NULL;
 	}

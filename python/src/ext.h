@@ -9,6 +9,7 @@
  *             capture of their own, printed by formats/text.c
  * render.c    a capture in one of dtconsume's output formats (the
  *             pictures: flame graph, speedscope, trace events)
+ * program.c   the program item (Capture.program)
  */
 #ifndef DTC_PY_EXT_H
 #define DTC_PY_EXT_H
@@ -89,5 +90,7 @@ int ext_columns_init(PyObject *m);
 extern PyMethodDef ext_agg_methods[];
 /* render.c */
 extern PyMethodDef ext_render_methods[];
+/* program.c (issue 23): the program item, for Capture.program */
+extern PyMethodDef ext_program_methods[];
 
 #endif

@@ -1,0 +1,146 @@
+#!/bin/bash
+# live_program.sh - `dtsnap program -S` against the real `dtrace -S`
+# (issue 23): for every script of testdata/live/scripts/ and of the
+# conformance corpus (CONFORMANCE_DIR, when present), dtrace-utils'
+# dtrace(1) compiles it with -S -e (the clause listing on its stderr,
+# nothing run) and `dtsnap record` runs it with the same options into a
+# capture; `dtsnap program -S` of the capture must be byte for byte that
+# listing.  A script that does not compile here (dtrace -S -e fails) is
+# counted apart, as is one the recorder could not start (no capture).
+#
+# Known differences: a program that names the -c process ($target, pid
+# probes) compiles the pid of its own run into the clause, and the two
+# runs are two processes; such scripts are reported as DIFF with the
+# rest (none of the live scripts is one today).
+#
+# Output: "ok NAME", "DIFF NAME" with at most 10 lines of diff, "SKIP
+# NAME (why)", then "N/M byte-identical" (M: scripts that compiled and
+# were recorded) and the differing names.  Exit 0 when all M are
+# identical, 1 otherwise, 77 (printing why) without root, BPF, libdtrace
+# or dtrace(1).
+#
+# Environment: DTSNAP, DTCONSUME (as live.sh), DTRACE (default
+# /var/tmp/dtrace-utils/dtrace), CONFORMANCE_DIR, PROGRAM_KEEP=dir keeps
+# each script's capture and both listings.  An argument runs only the
+# scripts whose name contains it.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+set -u
+
+dtsnap_env=${DTSNAP-}
+dtconsume_env=${DTCONSUME-}
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=.}"
+. "$top_srcdir/cmd/tests/lib.sh"
+. "$top_srcdir/cmd/tests/livelib.sh"
+DTSNAP=${dtsnap_env:-$top_builddir/cmd/dtsnap}
+DTCONSUME=${dtconsume_env:-$top_builddir/cmd/dtconsume}
+: "${DTRACE:=/var/tmp/dtrace-utils/dtrace}"
+export TZ=${TZ:-UTC}
+
+livedir="$top_srcdir/testdata/live"
+corpus=${CONFORMANCE_DIR:-$top_srcdir/../shared/conformance}
+only=${1-}
+
+[ -x "$DTRACE" ] || skip "no dtrace(1) at $DTRACE (set DTRACE)"
+live_workdir dtc-liveprog
+live_prereqs
+if ! "$DTSNAP" program --help >/dev/null 2>&1; then
+	skip "$DTSNAP has no program command"
+fi
+
+progdir="$work/prog"
+mkdir -p "$progdir"
+for c in "$livedir"/prog/*.c; do
+	[ -f "$c" ] || continue
+	cc -O0 -fno-omit-frame-pointer -o "$progdir/$(basename "$c" .c)" \
+	    "$c" 2>/dev/null || echo "# cannot build $c"
+done
+trigdir=${TRIGGER_DIR:-${DTRACE_UTILS:-/var/tmp/dtrace-utils}/src/test/triggers}
+
+# tag SCRIPT NAME: "/* @@NAME: value */" of SCRIPT
+tag() {
+	sed -n "s,^/\\* @@$2: *\\(.*[^ ]\\) *\\*/\$,\\1,p" "$1" | head -n 1
+}
+
+# the cases: "label<TAB>script path<TAB>flags<TAB>-c command"
+list_cases() {
+	local f s cmd
+	for f in "$livedir"/scripts/*.d; do
+		cmd=$(tag "$f" cmd)
+		cmd=${cmd//@PROGDIR@/$progdir}
+		printf 'live/%s\t%s\t%s\t%s\n' "$(basename "$f" .d)" "$f" \
+		    "$(tag "$f" flags)" "$cmd"
+	done
+	[ -d "$corpus" ] && [ -f "$corpus/INDEX.md" ] || {
+		echo "# no conformance corpus at $corpus: live scripts only" >&2
+		return 0
+	}
+	(cd "$corpus" && find . -name 'tst.*.d' | sed -e 's,^\./,,' | sort) |
+	while read -r s; do
+		cmd=$(tag "$corpus/$s" trigger)
+		[ "$cmd" = none ] && cmd=
+		[ -n "$cmd" ] && cmd="$trigdir/$cmd"
+		printf 'corpus/%s\t%s\t%s\t%s\n' "${s%.d}" "$corpus/$s" \
+		    "$(tag "$corpus/$s" runtest-opts)" "$cmd"
+	done
+}
+
+total=0 same=0 nocomp=0 norec=0
+differing=
+while IFS=$'\t' read -r name script flags cmd; do
+	[ -n "$only" ] && [ "${name#*"$only"}" = "$name" ] && continue
+	w="$work/$(echo "$name" | tr / _)"
+	mkdir -p "$w"
+	cargs=()
+	[ -n "$cmd" ] && cargs=(-c "$cmd")
+	if [ -n "$cmd" ] && [ ! -x "${cmd%% *}" ]; then
+		echo "SKIP $name (its -c program ${cmd%% *} is missing)"
+		rm -rf "$w"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	(cd "$w" && _DTRACE_TESTING=t timeout -k 10 -s INT 60 "$DTRACE" \
+	    -S -e $flags -s "$script" ${cargs[@]+"${cargs[@]}"} \
+	    >/dev/null 2>"$w/dtrace.S" </dev/null)
+	if [ $? -ne 0 ]; then
+		nocomp=$((nocomp + 1))
+		echo "SKIP $name (does not compile here: $(grep -m 1 . "$w/dtrace.S" | cut -c 1-100))"
+		rm -rf "$w"
+		continue
+	fi
+	# only the program item is wanted: it is written as tracing starts
+	# shellcheck disable=SC2086
+	(cd "$w" && _DTRACE_TESTING=t timeout -k 10 -s INT 8 "$DTSNAP" record \
+	    -o "$w/cap.dtsnap" $flags -s "$script" ${cargs[@]+"${cargs[@]}"} \
+	    >/dev/null 2>"$w/rec.err" </dev/null)
+	if [ ! -s "$w/cap.dtsnap" ]; then
+		norec=$((norec + 1))
+		echo "SKIP $name (compiles, but dtsnap record did not start: $(grep -m 1 . "$w/rec.err" | cut -c 1-100))"
+		rm -rf "$w"
+		continue
+	fi
+	total=$((total + 1))
+	"$DTSNAP" program -S "$w/cap.dtsnap" >"$w/dtsnap.S" 2>"$w/program.err"
+	if cmp -s "$w/dtrace.S" "$w/dtsnap.S"; then
+		same=$((same + 1))
+		echo "ok $name"
+	else
+		differing="$differing $name"
+		echo "DIFF $name"
+		diff -u --label 'dtrace -S' --label 'dtsnap program -S' \
+		    "$w/dtrace.S" "$w/dtsnap.S" | head -n 10 | sed -e 's/^/    /'
+		head -n 2 "$w/program.err" | sed -e 's/^/    /'
+	fi
+	if [ -n "${PROGRAM_KEEP:-}" ]; then
+		mkdir -p "$PROGRAM_KEEP/$name"
+		cp -p "$w"/* "$PROGRAM_KEEP/$name/" 2>/dev/null
+	fi
+	rm -rf "$w"
+done < <(list_cases)
+
+echo "$same/$total byte-identical (dtsnap program -S against dtrace -S;" \
+    "$nocomp scripts do not compile here, $norec compiled but were not recorded)"
+[ -n "$differing" ] && echo "differing:$differing"
+[ "$total" -gt 0 ] || skip "no script compiled here"
+[ "$same" -eq "$total" ] || exit 1
+exit 0
