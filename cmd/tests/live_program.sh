@@ -108,11 +108,16 @@ while IFS=$'\t' read -r name script flags cmd; do
 		rm -rf "$w"
 		continue
 	fi
-	# only the program item is wanted: it is written as tracing starts
-	# shellcheck disable=SC2086
-	(cd "$w" && _DTRACE_TESTING=t timeout -k 10 -s INT 8 "$DTSNAP" record \
-	    -o "$w/cap.dtsnap" $flags -s "$script" ${cargs[@]+"${cargs[@]}"} \
-	    >/dev/null 2>"$w/rec.err" </dev/null)
+	# only the program item is wanted: it is written as tracing starts,
+	# so the run is cut short; on a loaded machine starting can take
+	# longer than that, and the run is tried again with more time
+	for t in 10 40; do
+		# shellcheck disable=SC2086
+		(cd "$w" && _DTRACE_TESTING=t timeout -k 10 -s INT $t \
+		    "$DTSNAP" record -o "$w/cap.dtsnap" $flags -s "$script" \
+		    ${cargs[@]+"${cargs[@]}"} >/dev/null 2>"$w/rec.err" </dev/null)
+		[ -s "$w/cap.dtsnap" ] && break
+	done
 	if [ ! -s "$w/cap.dtsnap" ]; then
 		norec=$((norec + 1))
 		echo "SKIP $name (compiles, but dtsnap record did not start: $(grep -m 1 . "$w/rec.err" | cut -c 1-100))"
