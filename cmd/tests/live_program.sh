@@ -62,13 +62,14 @@ tag() {
 	sed -n "s,^/\\* @@$2: *\\(.*[^ ]\\) *\\*/\$,\\1,p" "$1" | head -n 1
 }
 
-# the cases: "label<TAB>script path<TAB>flags<TAB>-c command"
+# the cases: label, script path, flags and -c command, separated by
+# US (\037): a tab would not do, since read folds empty fields between tabs
 list_cases() {
 	local f s cmd
 	for f in "$livedir"/scripts/*.d; do
 		cmd=$(tag "$f" cmd)
 		cmd=${cmd//@PROGDIR@/$progdir}
-		printf 'live/%s\t%s\t%s\t%s\n' "$(basename "$f" .d)" "$f" \
+		printf 'live/%s\037%s\037%s\037%s\n' "$(basename "$f" .d)" "$f" \
 		    "$(tag "$f" flags)" "$cmd"
 	done
 	[ -d "$corpus" ] && [ -f "$corpus/INDEX.md" ] || {
@@ -80,14 +81,14 @@ list_cases() {
 		cmd=$(tag "$corpus/$s" trigger)
 		[ "$cmd" = none ] && cmd=
 		[ -n "$cmd" ] && cmd="$trigdir/$cmd"
-		printf 'corpus/%s\t%s\t%s\t%s\n' "${s%.d}" "$corpus/$s" \
+		printf 'corpus/%s\037%s\037%s\037%s\n' "${s%.d}" "$corpus/$s" \
 		    "$(tag "$corpus/$s" runtest-opts)" "$cmd"
 	done
 }
 
 total=0 same=0 nocomp=0 norec=0
 differing=
-while IFS=$'\t' read -r name script flags cmd; do
+while IFS=$'\037' read -r name script flags cmd; do
 	[ -n "$only" ] && [ "${name#*"$only"}" = "$name" ] && continue
 	w="$work/$(echo "$name" | tr / _)"
 	mkdir -p "$w"
