@@ -21,8 +21,9 @@
 #
 # Environment: DTSNAP, DTCONSUME (as live.sh), DTRACE (default
 # /var/tmp/dtrace-utils/dtrace), CONFORMANCE_DIR, PROGRAM_KEEP=dir keeps
-# each script's capture and both listings.  An argument runs only the
-# scripts whose name contains it.
+# each script's capture and both listings, PROGRAM_SUBSET=N runs the
+# first N cases only.  An argument runs only the scripts whose name
+# contains it.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
@@ -86,10 +87,12 @@ list_cases() {
 	done
 }
 
-total=0 same=0 nocomp=0 norec=0
+total=0 same=0 nocomp=0 norec=0 ncase=0
 differing=
 while IFS=$'\037' read -r name script flags cmd; do
 	[ -n "$only" ] && [ "${name#*"$only"}" = "$name" ] && continue
+	ncase=$((ncase + 1))
+	[ -n "${PROGRAM_SUBSET:-}" ] && [ $ncase -gt "$PROGRAM_SUBSET" ] && break
 	w="$work/$(echo "$name" | tr / _)"
 	mkdir -p "$w"
 	cargs=()
