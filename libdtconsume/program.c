@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "decoders.h"
 
 /* dtsnap(5), program: the values of the vars entries */
 #define KIND_ARRAY 0

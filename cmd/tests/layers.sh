@@ -24,7 +24,7 @@ layer() {
 	container.c|writer.c) echo 0 ;;
 	decoders.h|capture.h|capture.c|meta.c|v2.c|select.h|select.c|walker.c|\
 	record.c|printf.c|ctf_private.h|ctf.c|ctfopen.c|ctfprint_v2.c|\
-	ctfprint_legacy.c|ctfwalk.c|symbols.c) echo 1 ;;
+	ctfprint_legacy.c|ctfwalk.c|symbols.c|program.c) echo 1 ;;
 	agg.h|agg.c) echo 2 ;;
 	pass.h|pass.c) echo 3 ;;
 	reader.h|consume.c|batch.c) echo 4 ;;
