@@ -59,6 +59,7 @@ typedef struct upc {
 	char *name;		/* UANS_SYM */
 	uint32_t epoch;		/* when last asked; 0 never */
 	uint8_t ans;
+	uint8_t isol;		/* write_proc: in a map of its own */
 } upc_t;
 
 typedef struct uproc {
@@ -303,15 +304,62 @@ upc_parse(upc_t *x, const char *s)
 }
 
 /* Ask libdtrace about (pid, pc), once per moment; -1 when out of memory. */
+/* dtrace_uaddr2str()'s text: in buf, or malloc'd when longer; NULL
+ * when out of memory. */
+static char *
+uaddr_text(pid_t pid, uint64_t pc, char *buf, size_t bufsize)
+{
+	int len = dtrace_uaddr2str(ua.dtp, pid, pc, buf, (int)bufsize);
+	char *s;
+
+	if (len < (int)bufsize)
+		return buf;
+	if ((s = malloc((size_t)len + 1)) != NULL)
+		dtrace_uaddr2str(ua.dtp, pid, pc, s, len + 1);
+	return s;
+}
+
+/*
+ * libdtrace's answer now, asked so as not to change what it prints
+ * next.  Once a process has gone, the control thread marks its handle
+ * done and the next release of the handle destroys it: the lookup that
+ * releases it last still answers from it (symbolized), every later one
+ * raw.  A lookup of ours just before libdtrace prints would take that
+ * last answer and leave libdtrace the raw one.  A symbolized answer is
+ * therefore asked again until two agree (or it turns raw): the answer
+ * kept is one after which the handle was still there, or raw; what
+ * libdtrace then prints agrees unless the process's end is seen in the
+ * instant between our last two lookups.
+ */
+static char *
+uaddr_settled(pid_t pid, uint64_t pc, char *buf, char *buf2, size_t bufsize)
+{
+	char *s, *t;
+	int n, same;
+
+	s = uaddr_text(pid, pc, buf, bufsize);
+	for (n = 0; s != NULL && n < 4 && strchr(s, '`') != NULL; n++) {
+		t = uaddr_text(pid, pc, s == buf ? buf2 : buf, bufsize);
+		if (t == NULL)
+			break;
+		same = strcmp(s, t) == 0;
+		if (s != buf && s != buf2)
+			free(s);
+		s = t;
+		if (same)
+			break;
+	}
+	return s;
+}
+
 static int
 uaddr_ask(uint64_t tgid, uint64_t pc)
 {
-	char buf[1024], *s = buf;
+	char buf[1024], buf2[1024], *s;
 	size_t h, pi, xi;
 	uproc_t *p;
 	upc_t *x;
 	pid_t pid = (pid_t)tgid;
-	int len;
 
 	/* as libdtrace: a pid_t (dtrace-utils' ustack word holds the tgid
 	 * in both halves); one that cannot be grabbed stays raw */
@@ -345,12 +393,8 @@ uaddr_ask(uint64_t tgid, uint64_t pc)
 	x = &p->pcs[xi];
 	if (x->epoch == ua.epoch)
 		return 0;
-	len = dtrace_uaddr2str(ua.dtp, pid, pc, buf, (int)sizeof(buf));
-	if (len >= (int)sizeof(buf)) {
-		if ((s = malloc((size_t)len + 1)) == NULL)
-			return -1;
-		dtrace_uaddr2str(ua.dtp, pid, pc, s, len + 1);
-	}
+	if ((s = uaddr_settled(pid, pc, buf, buf2, sizeof(buf))) == NULL)
+		return -1;
 	if (upc_parse(x, s) == 0) {
 		p->dirty = 1;
 		/* a mapping that appeared after the maps were read */
@@ -364,7 +408,7 @@ uaddr_ask(uint64_t tgid, uint64_t pc)
 		}
 	}
 	x->epoch = ua.epoch;
-	if (s != buf)
+	if (s != buf && s != buf2)
 		free(s);
 	return 0;
 }
@@ -463,8 +507,9 @@ uproc_free(uproc_t *p)
 typedef struct umap {
 	uint64_t start, end;
 	char *path;
-	dtc_writer_usym *syms;
+	dtc_writer_usym *syms;	/* sorted by address */
 	size_t nsyms;
+	uint64_t maxend;	/* the furthest end of this map and those before */
 } umap_t;
 
 static int
@@ -475,20 +520,62 @@ umap_cmp(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
-/* The proc item of p from its answers (see the comment above). */
 static int
-write_proc(uproc_t *p)
+usym_cmp(const void *a, const void *b)
 {
-	umap_t *maps = NULL;
-	dtc_writer_map *wm = NULL;
+	const dtc_writer_usym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static void
+umaps_free(umap_t *maps, size_t nmaps)
+{
+	size_t i;
+
+	for (i = 0; i < nmaps; i++) {
+		free(maps[i].path);
+		free(maps[i].syms);
+	}
+	free(maps);
+}
+
+static int
+umap_add(umap_t **maps, size_t *nmaps, size_t *cap, uint64_t start,
+    uint64_t end, const char *path)
+{
+	if (rec_grow(maps, cap, *nmaps, sizeof(**maps)) != 0 ||
+	    ((*maps)[*nmaps].path = strdup(path)) == NULL)
+		return -1;
+	(*maps)[*nmaps].start = start;
+	(*maps)[(*nmaps)++].end = end;
+	return 0;
+}
+
+/* The answer a pc is written with in a map of its own (an isolated
+ * one), or cut out of every map (one left raw). */
+static int
+upc_alone(const upc_t *x)
+{
+	return x->ans == UANS_RAW || x->isol;
+}
+
+/*
+ * The mappings and symbols of p's answers, sorted, empty ones dropped:
+ * the lines of /proc/PID/maps that libdtrace named a pc in; an object
+ * the maps text does not show (gone) as the pc alone; raw and isolated
+ * pcs cut out of them, an isolated pc then in a one-byte map of its own;
+ * the symbols of a map, one per (address, name), sized to its pcs.
+ */
+static int
+umaps_build(const uproc_t *p, umap_t **mapsp, size_t *nmapsp)
+{
+	umap_t *maps = NULL, *m;
 	size_t nmaps = 0, cap = 0, i, j, k;
 	const char *l;
 	char path[4096];
 	uint64_t s, e;
-	dtc_writer *w;
-	int rc = -1;
 
-	/* the lines of /proc/PID/maps that libdtrace named a pc in */
 	for (l = p->maps; l != NULL && *l != '\0'; l += strcspn(l, "\n"),
 	    l += *l == '\n') {
 		if (maps_line(l, &s, &e, path, sizeof(path)) != 0)
@@ -496,66 +583,63 @@ write_proc(uproc_t *p)
 		for (i = 0; i < p->npcs; i++) {
 			const upc_t *x = &p->pcs[i];
 
-			if (x->ans != UANS_RAW && x->pc >= s && x->pc < e &&
+			if (!upc_alone(x) && x->pc >= s && x->pc < e &&
 			    strcmp(base_name(path), x->obj) == 0)
 				break;
 		}
-		if (i == p->npcs)
-			continue;
-		if (rec_grow(&maps, &cap, nmaps, sizeof(*maps)) != 0 ||
-		    (maps[nmaps].path = strdup(path)) == NULL)
-			goto out;
-		maps[nmaps].start = s;
-		maps[nmaps++].end = e;
+		if (i < p->npcs && umap_add(&maps, &nmaps, &cap, s, e, path) != 0)
+			goto fail;
 	}
-	/* an object the maps text does not show (gone): the pc alone */
 	for (i = 0; i < p->npcs; i++) {
 		const upc_t *x = &p->pcs[i];
 
-		if (x->ans == UANS_RAW)
+		if (upc_alone(x))
 			continue;
 		for (j = 0; j < nmaps; j++)
 			if (x->pc >= maps[j].start && x->pc < maps[j].end &&
 			    strcmp(base_name(maps[j].path), x->obj) == 0)
 				break;
-		if (j < nmaps)
-			continue;
-		if (rec_grow(&maps, &cap, nmaps, sizeof(*maps)) != 0 ||
-		    (maps[nmaps].path = strdup(x->obj)) == NULL)
-			goto out;
-		maps[nmaps].start = x->pc;
-		maps[nmaps++].end = x->pc + 1;
+		if (j == nmaps && umap_add(&maps, &nmaps, &cap, x->pc,
+		    x->pc + 1, x->obj) != 0)
+			goto fail;
 	}
-	/* a pc libdtrace left raw lies in no mapping */
 	for (i = 0; i < p->npcs; i++) {
 		const upc_t *x = &p->pcs[i];
 
-		if (x->ans != UANS_RAW)
+		if (!upc_alone(x))
 			continue;
 		for (j = 0; j < nmaps; j++) {
 			if (x->pc < maps[j].start || x->pc >= maps[j].end)
 				continue;
-			if (x->pc + 1 < maps[j].end) {
-				if (rec_grow(&maps, &cap, nmaps, sizeof(*maps)) != 0 ||
-				    (maps[nmaps].path = strdup(maps[j].path)) ==
-				    NULL)
-					goto out;
-				maps[nmaps].start = x->pc + 1;
-				maps[nmaps++].end = maps[j].end;
-			}
+			if (x->pc + 1 < maps[j].end && umap_add(&maps, &nmaps,
+			    &cap, x->pc + 1, maps[j].end, maps[j].path) != 0)
+				goto fail;
 			maps[j].end = x->pc;	/* may leave it empty */
 		}
 	}
+	for (i = 0; i < p->npcs; i++)
+		if (p->pcs[i].isol && p->pcs[i].ans != UANS_RAW &&
+		    umap_add(&maps, &nmaps, &cap, p->pcs[i].pc,
+		    p->pcs[i].pc + 1, p->pcs[i].obj) != 0)
+			goto fail;
+	for (i = j = 0; i < nmaps; i++) {
+		if (maps[i].start < maps[i].end)
+			maps[j++] = maps[i];
+		else
+			free(maps[i].path);
+	}
+	nmaps = j;
 	qsort(maps, nmaps, sizeof(*maps), umap_cmp);
-	/* the symbols: one per (address, name), sized to its pcs */
+	for (i = 0; i < nmaps; i++)
+		maps[i].maxend = i > 0 && maps[i - 1].maxend > maps[i].end ?
+		    maps[i - 1].maxend : maps[i].end;
 	for (i = 0; i < p->npcs; i++) {
 		const upc_t *x = &p->pcs[i];
-		umap_t *m = NULL;
 		uint64_t at;
 
 		if (x->ans != UANS_SYM)
 			continue;
-		for (j = 0; j < nmaps && m == NULL; j++)
+		for (m = NULL, j = 0; j < nmaps && m == NULL; j++)
 			if (x->pc >= maps[j].start && x->pc < maps[j].end)
 				m = &maps[j];
 		if (m == NULL)
@@ -570,7 +654,7 @@ write_proc(uproc_t *p)
 			    (m->nsyms + 1) * sizeof(*ns));
 
 			if (ns == NULL)
-				goto out;
+				goto fail;
 			m->syms = ns;
 			ns[k].addr = at;
 			ns[k].size = 0;
@@ -580,11 +664,115 @@ write_proc(uproc_t *p)
 		if (m->syms[k].size < x->off + 1)
 			m->syms[k].size = x->off + 1;
 	}
+	for (i = 0; i < nmaps; i++)
+		if (maps[i].nsyms > 1)
+			qsort(maps[i].syms, maps[i].nsyms, sizeof(*maps[i].syms),
+			    usym_cmp);
+	*mapsp = maps;
+	*nmapsp = nmaps;
+	return 0;
+fail:
+	umaps_free(maps, nmaps);
+	return -1;
+}
+
+/* The last of the n elements (of size elsize, address first) whose
+ * address is at or below a: maps by start, symbols by address; -1. */
+static ssize_t
+at_or_below(const void *base, size_t n, size_t elsize, uint64_t a)
+{
+	size_t lo = 0, hi = n;
+	uint64_t v;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		memcpy(&v, (const char *)base + mid * elsize, sizeof(v));
+		if (v <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (ssize_t)lo - 1;
+}
+
+/*
+ * Whether the maps give x's answer whichever way a reader looks it up:
+ * exactly one map holds the pc, of x's object; in it, for a symbol
+ * answer, x's symbol is the only one that holds the pc and the last to
+ * start at or below it (no alias at its address); for an object answer,
+ * no symbol holds the pc.  A symbol answer that another moment's
+ * answers would shadow (a symbol sized to a pc libdtrace answered later
+ * without one, an alias, a nested symbol) fails this.
+ */
+static int
+upc_clean(const upc_t *x, const umap_t *maps, size_t nmaps)
+{
+	const umap_t *m;
+	const dtc_writer_usym *sy;
+	ssize_t i, j;
+	uint64_t reach = 0;
+
+	i = at_or_below(maps, nmaps, sizeof(*maps), x->pc);
+	if (i < 0 || x->pc >= maps[i].end || (i > 0 &&
+	    maps[i - 1].maxend > x->pc) ||
+	    strcmp(base_name(maps[i].path), x->obj) != 0)
+		return 0;
+	m = &maps[i];
+	i = at_or_below(m->syms, m->nsyms, sizeof(*m->syms), x->pc);
+	for (j = 0; j < i; j++)
+		if (m->syms[j].addr + m->syms[j].size > reach)
+			reach = m->syms[j].addr + m->syms[j].size;
+	if (x->ans == UANS_MOD)
+		return reach <= x->pc && (i < 0 ||
+		    m->syms[i].addr + m->syms[i].size <= x->pc);
+	if (i < 0)
+		return 0;
+	sy = &m->syms[i];
+	return sy->addr == x->pc - x->off && strcmp(sy->name, x->name) == 0 &&
+	    x->pc - sy->addr < sy->size && reach <= x->pc &&
+	    (i == 0 || m->syms[i - 1].addr != sy->addr);
+}
+
+/*
+ * The proc item of p from its answers (see the comment above): every pc
+ * of it decodes with the answer libdtrace gave last, also where answers
+ * of different moments overlap (a pc answered without a symbol inside
+ * the symbol another pc was answered with): such a pc is isolated, in a
+ * one-byte map of its own.
+ */
+static int
+write_proc(uproc_t *p)
+{
+	umap_t *maps = NULL;
+	dtc_writer_map *wm = NULL;
+	size_t nmaps = 0, i, j;
+	dtc_writer *w;
+	int rc = -1, round, dirty;
+
+	for (i = 0; i < p->npcs; i++)
+		p->pcs[i].isol = 0;
+	/* isolating a pc only takes symbols out of the others' maps: the
+	 * second round is clean; the third isolates what is left */
+	for (round = 0; ; round++) {
+		if (umaps_build(p, &maps, &nmaps) != 0)
+			return -1;
+		for (dirty = 0, i = 0; i < p->npcs; i++) {
+			upc_t *x = &p->pcs[i];
+
+			if (upc_alone(x) || upc_clean(x, maps, nmaps))
+				continue;
+			x->isol = 1;
+			dirty = 1;
+		}
+		if (!dirty || round == 2)
+			break;
+		umaps_free(maps, nmaps);
+		maps = NULL;
+	}
 	if (nmaps > 0 && (wm = calloc(nmaps, sizeof(*wm))) == NULL)
 		goto out;
 	for (i = j = 0; i < nmaps; i++) {
-		if (maps[i].start >= maps[i].end)
-			continue;
 		wm[j].start = maps[i].start;
 		wm[j].end = maps[i].end;
 		wm[j].path = maps[i].path;
@@ -598,11 +786,7 @@ write_proc(uproc_t *p)
 		rc = rec_sink_check(ua.sink, dtc_writer_add_proc(w,
 		    (uint64_t)p->pid, p->comm, j, wm, rec_sink_err(ua.sink)));
 out:
-	for (i = 0; i < nmaps; i++) {
-		free(maps[i].path);
-		free(maps[i].syms);
-	}
-	free(maps);
+	umaps_free(maps, nmaps);
 	free(wm);
 	return rc;
 }
