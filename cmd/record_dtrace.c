@@ -230,16 +230,26 @@ fatal_msg(const char *detail, const char *fmt, ...)
 	}
 }
 
-/* The recorder's own warning: to our stderr, never to dtrace's (a tee). */
+/*
+ * The recorder's own warning: to our stderr, never to dtrace's (a tee),
+ * and escaped even when that stderr is the tee's too (--tee -): it is
+ * ours, not dtrace's.
+ */
 static void __attribute__((format(printf, 1, 2)))
 rwarn(const char *fmt, ...)
 {
 	va_list ap;
+	char *s;
+	int n;
 
-	fputs("dtsnap record: ", g.cfg->diag);
 	va_start(ap, fmt);
-	diag_vprint(g.cfg->diag, fmt, ap);
+	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
+	fputs("dtsnap record: ", g.cfg->diag);
+	if (n >= 0) {
+		cli_escape(g.cfg->diag, s, (size_t)n);
+		free(s);
+	}
 	putc('\n', g.cfg->diag);
 }
 
@@ -294,9 +304,9 @@ capture_failed(void)
 	if (g.capture_failed)
 		return;
 	g.capture_failed = 1;
-	fprintf(g.cfg->diag, "dtsnap record: %s: %s; stopping\n",
-	    strcmp(g.cfg->capture_name, "-") == 0 ? "<stdout>" :
-	    g.cfg->capture_name, rec_sink_error(g.sink, buf, sizeof(buf)));
+	rwarn("%s: %s; stopping", strcmp(g.cfg->capture_name, "-") == 0 ?
+	    "<stdout>" : g.cfg->capture_name,
+	    rec_sink_error(g.sink, buf, sizeof(buf)));
 	g.intr = 1;
 }
 
