@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "base.h"
 
@@ -242,6 +243,21 @@ keep_from(dtcp_zsource *z)
 }
 
 /*
+ * libzstd's reason for a damaged frame, the same whether the input came
+ * whole (memory) or in pieces (a pipe): blocks that outgrow a
+ * single-segment frame's declared content size are "Destination buffer
+ * is too small" when decoded piecewise and "Data corruption detected"
+ * when whole (found by fuzz_zstd, testdata/fuzz/container).
+ */
+static const char *
+damage_why(size_t ret)
+{
+	if (ZSTD_getErrorCode(ret) == ZSTD_error_dstSize_tooSmall)
+		return ZSTD_getErrorString(ZSTD_error_corruption_detected);
+	return ZSTD_getErrorName(ret);
+}
+
+/*
  * Decode until there is output to hand over, damage to report or the
  * end.  DTCP_ZS_* codes.
  */
@@ -300,7 +316,7 @@ step(dtcp_zsource *z)
 			    "byte%s dropped, reading on at the next frame",
 			    (unsigned long long)z->frame_no,
 			    (unsigned long long)z->frame_off,
-			    ZSTD_getErrorName(ret),
+			    damage_why(ret),
 			    z->streaming ? "its last " : "its ", lost,
 			    lost == 1 ? "" : "s");
 			z->outlen = z->outpos = 0;
