@@ -869,6 +869,8 @@ capture_probe(const dtrace_probedata_t *data)
 
 	if (g.capture_failed)
 		return;
+	if (rec_uaddr_flush() != 0)
+		goto fail;
 	if (!g.pass_snapped && write_aggsnap() != 0)
 		goto fail;
 	if (!g.pass_clocked) {
@@ -880,10 +882,8 @@ capture_probe(const dtrace_probedata_t *data)
 	    need_stmt(data->dtpda_stid, data->dtpda_ddesc) != 0)
 		goto fail;
 	memcpy(&size, rec, sizeof(size));
-	if (rec_uaddr_record(data->dtpda_ddesc, rec, sizeof(size) +
-	    (size_t)size) != 0)
-		goto fail;
-	if (rec_sink_record(g.sink, (int)data->dtpda_cpu, rec,
+	/* the record too, once libdtrace has printed it */
+	if (rec_uaddr_record(data->dtpda_ddesc, (int)data->dtpda_cpu, rec,
 	    sizeof(size) + (size_t)size) != 0)
 		goto fail;
 	g.recs_since_snap = 1;
@@ -1330,6 +1330,8 @@ errhandler(const dtrace_errdata_t *data, void *arg)
 	dtc_writer *w;
 
 	(void)arg;
+	if (!g.capture_failed && rec_uaddr_flush() != 0)
+		capture_failed();
 	if (!g.capture_failed) {
 		memset(&f, 0, sizeof(f));
 		f.pass = rec_sink_pass(g.sink);
@@ -1372,6 +1374,8 @@ drophandler(const dtrace_dropdata_t *data, void *arg)
 	dtc_writer *w;
 
 	(void)arg;
+	if (g.started && !g.capture_failed && rec_uaddr_flush() != 0)
+		capture_failed();
 	if (g.started && !g.capture_failed &&
 	    ((w = rec_sink_writer(g.sink)) == NULL ||
 	    rec_sink_check(g.sink, dtc_writer_add_drop(w, rec_sink_pass(g.sink),
@@ -1403,6 +1407,8 @@ chewrec(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec, void *arg)
 	uintptr_t addr;
 
 	(void)arg;
+	if (g.started && !g.capture_failed && rec_uaddr_chewrec(rec) != 0)
+		capture_failed();
 	if (rec == NULL) {
 		/*
 		 * We have processed the final record; output the newline if
@@ -1664,6 +1670,8 @@ rec_backend_run(const rec_config *cfg)
 	} else {
 		g.ofp = g.devnull;
 	}
+	if (!cfg->list)
+		g.ofp = rec_uaddr_stream(g.ofp);
 
 	if (getuid() != 0) {
 		fatal_msg("", "run as root for tracing and listing probes\n");
@@ -1935,6 +1943,8 @@ rec_backend_run(const rec_config *cfg)
 				dfatal("processing aborted");
 		}
 
+		if (g.started && !g.capture_failed && rec_uaddr_flush() != 0)
+			capture_failed();
 		/* a pass without records still snapped the aggregations:
 		 * written when due (snap_due) */
 		if (!g.capture_failed && ((!g.pass_snapped &&

@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,9 @@
  * The proc item of a pid is written again, before the record, whenever an
  * answer changed: a record decodes with the newest proc item before it
  * (dtsnap(5)), i.e. with the answers libdtrace gave when it printed it.
+ * For the records libdtrace prints by themselves the answer is the text
+ * it printed (see "What libdtrace printed" below); for aggregation keys
+ * our lookup just before it prints them.
  */
 enum { UANS_RAW, UANS_MOD, UANS_SYM };
 
@@ -85,6 +89,16 @@ static struct {
 	uint32_t epoch;		/* the pass being consumed, + 1 */
 	dtrace_hdl_t *dtp;
 	rec_sink *sink;
+	/* what libdtrace prints: its stream, buffered in obuf (ours) */
+	FILE *ofp;
+	/* a record set held back until libdtrace has printed it */
+	uint8_t *prec;
+	size_t plen, pcap;
+	int pcpu, pending;
+	const dtrace_datadesc_t *pdd;
+	/* the record of it being printed now: index into pdd, or -1 */
+	int orec;
+	char *scratch;
 } ua;
 
 static size_t
@@ -319,55 +333,20 @@ uaddr_text(pid_t pid, uint64_t pc, char *buf, size_t bufsize)
 	return s;
 }
 
-/*
- * libdtrace's answer now, asked so as not to change what it prints
- * next.  Once a process has gone, the control thread marks its handle
- * done and the next release of the handle destroys it: the lookup that
- * releases it last still answers from it (symbolized), every later one
- * raw.  A lookup of ours just before libdtrace prints would take that
- * last answer and leave libdtrace the raw one.  A symbolized answer is
- * therefore asked again until two agree (or it turns raw): the answer
- * kept is one after which the handle was still there, or raw; what
- * libdtrace then prints agrees unless the process's end is seen in the
- * instant between our last two lookups.
- */
-static char *
-uaddr_settled(pid_t pid, uint64_t pc, char *buf, char *buf2, size_t bufsize)
+/* The entry of (pid, pc), made at first sight; NULL when out of memory
+ * (*nomem) or beyond the bounds (left unresolved). */
+static upc_t *
+upc_find(pid_t pid, uint64_t pc, uproc_t **pp, int *nomem)
 {
-	char *s, *t;
-	int n, same;
-
-	s = uaddr_text(pid, pc, buf, bufsize);
-	for (n = 0; s != NULL && n < 4 && strchr(s, '`') != NULL; n++) {
-		t = uaddr_text(pid, pc, s == buf ? buf2 : buf, bufsize);
-		if (t == NULL)
-			break;
-		same = strcmp(s, t) == 0;
-		if (s != buf && s != buf2)
-			free(s);
-		s = t;
-		if (same)
-			break;
-	}
-	return s;
-}
-
-static int
-uaddr_ask(uint64_t tgid, uint64_t pc)
-{
-	char buf[1024], buf2[1024], *s;
+	uint64_t tgid = (uint32_t)pid;
 	size_t h, pi, xi;
 	uproc_t *p;
-	upc_t *x;
-	pid_t pid = (pid_t)tgid;
 
-	/* as libdtrace: a pid_t (dtrace-utils' ustack word holds the tgid
-	 * in both halves); one that cannot be grabbed stays raw */
-	if (pid <= 0 || pc == 0)
-		return 0;
-	tgid = (uint32_t)pid;
-	if (ua.npcs * 2 >= ua.hcap && ua.npcs < UPC_MAX && uhash_grow() != 0)
-		return -1;
+	*nomem = 0;
+	if (ua.npcs * 2 >= ua.hcap && ua.npcs < UPC_MAX && uhash_grow() != 0) {
+		*nomem = 1;
+		return NULL;
+	}
 	for (h = uhash(tgid, pc, ua.hcap); ua.hval[h] != 0;
 	    h = (h + 1) & (ua.hcap - 1)) {
 		if (ua.hkey_pid[h] == tgid && ua.hkey_pc[h] == pc)
@@ -379,9 +358,11 @@ uaddr_ask(uint64_t tgid, uint64_t pc)
 		p = &ua.procs[pi];
 	} else {
 		if (ua.npcs >= UPC_MAX || (p = uproc_get(pid, &pi)) == NULL)
-			return 0;	/* bounded: left unresolved */
-		if (rec_grow(&p->pcs, &p->cap, p->npcs, sizeof(*p->pcs)) != 0)
-			return -1;
+			return NULL;	/* bounded: left unresolved */
+		if (rec_grow(&p->pcs, &p->cap, p->npcs, sizeof(*p->pcs)) != 0) {
+			*nomem = 1;
+			return NULL;
+		}
 		xi = p->npcs++;
 		memset(&p->pcs[xi], 0, sizeof(p->pcs[xi]));
 		p->pcs[xi].pc = pc;
@@ -390,25 +371,50 @@ uaddr_ask(uint64_t tgid, uint64_t pc)
 		ua.hval[h] = (uint64_t)pi << 32 | (uint64_t)(xi + 1);
 		ua.npcs++;
 	}
-	x = &p->pcs[xi];
-	if (x->epoch == ua.epoch)
-		return 0;
-	if ((s = uaddr_settled(pid, pc, buf, buf2, sizeof(buf))) == NULL)
-		return -1;
-	if (upc_parse(x, s) == 0) {
-		p->dirty = 1;
-		/* a mapping that appeared after the maps were read */
-		if (x->ans != UANS_RAW && !maps_cover(p->maps, pc, x->obj)) {
-			char *m = read_maps(pid);
+	*pp = p;
+	return &p->pcs[xi];
+}
 
-			if (m != NULL) {
-				free(p->maps);
-				p->maps = m;
-			}
+/* x (of p) answered s now: the proc item is due when that changed. */
+static void
+upc_answer(uproc_t *p, upc_t *x, const char *s)
+{
+	if (upc_parse(x, s) != 0)
+		return;
+	p->dirty = 1;
+	/* a mapping that appeared after the maps were read */
+	if (x->ans != UANS_RAW && !maps_cover(p->maps, x->pc, x->obj)) {
+		char *m = read_maps(p->pid);
+
+		if (m != NULL) {
+			free(p->maps);
+			p->maps = m;
 		}
 	}
+}
+
+static int
+uaddr_ask(uint64_t tgid, uint64_t pc)
+{
+	char buf[1024], *s;
+	uproc_t *p;
+	upc_t *x;
+	pid_t pid = (pid_t)tgid;
+	int nomem;
+
+	/* as libdtrace: a pid_t (dtrace-utils' ustack word holds the tgid
+	 * in both halves); one that cannot be grabbed stays raw */
+	if (pid <= 0 || pc == 0)
+		return 0;
+	if ((x = upc_find(pid, pc, &p, &nomem)) == NULL)
+		return nomem ? -1 : 0;
+	if (x->epoch == ua.epoch)
+		return 0;
+	if ((s = uaddr_text(pid, pc, buf, sizeof(buf))) == NULL)
+		return -1;
+	upc_answer(p, x, s);
 	x->epoch = ua.epoch;
-	if (s != buf && s != buf2)
+	if (s != buf)
 		free(s);
 	return 0;
 }
@@ -868,6 +874,199 @@ uaddr_aggs(const dtrace_datadesc_t *dd, const uint8_t *base, int first)
 }
 
 /*
+ * What libdtrace printed.  Its answer for an address can change between
+ * our lookup and its own (its control thread updates the process
+ * handle, a process that has gone is answered raw from some moment on,
+ * the shell's stack was seen raw and symbolized within microseconds), so
+ * for the records it prints by themselves (ustack, usym, umod, uaddr) it
+ * is its printed text that is recorded: the stream it prints into is
+ * buffered in a buffer of ours, flushed before such a record is printed
+ * and read (__fpending) when the next record's callback comes; the
+ * record set is written after it has been printed, with the answers
+ * of its text.  A record it could not see printed (the stream was
+ * freopen()ed, the text is not what the action prints) keeps our
+ * lookup's answer.
+ */
+#define	OBUF_SIZE	((size_t)1 << 20)
+
+/* the stream's buffer, for as long as the stream may be flushed (the
+ * tee is closed after the backend returns) */
+static char *obuf;
+
+/* "text" as libdtrace's "  %-50s" printed it, the padding taken off */
+static const char *
+padded(char *t, size_t n)
+{
+	if (n < 2 || t[0] != ' ' || t[1] != ' ')
+		return NULL;
+	while (n > 2 && t[n - 1] == ' ')
+		n--;
+	t[n] = '\0';
+	return t + 2;
+}
+
+/* pc of pid was printed as text (the action's own form). */
+static void
+observed(int action, pid_t pid, uint64_t pc, const char *text)
+{
+	char buf[1200], hex[24];
+	const char *bq;
+	uproc_t *p;
+	upc_t *x;
+	int nomem;
+
+	if (pid <= 0 || pc == 0 ||
+	    (x = upc_find(pid, pc, &p, &nomem)) == NULL)
+		return;
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)pc);
+	bq = strchr(text, '`');
+	switch (action) {
+	case DTRACEACT_USYM:
+		/* the symbol's name alone: its offset is our lookup's
+		 * when that found the same symbol, else none */
+		if (bq != NULL && strncmp(bq + 1, "0x", 2) != 0 &&
+		    strchr(bq, '+') == NULL) {
+			if (x->ans == UANS_SYM &&
+			    strlen(x->obj) == (size_t)(bq - text) &&
+			    strncmp(x->obj, text, (size_t)(bq - text)) == 0 &&
+			    strcmp(x->name, bq + 1) == 0)
+				return;
+			snprintf(buf, sizeof(buf), "%s", text);
+			text = buf;
+		}
+		break;
+	case DTRACEACT_UMOD:
+		if (strcmp(text, hex) == 0)
+			break;		/* raw */
+		if (x->ans != UANS_RAW && strcmp(x->obj, text) == 0)
+			return;
+		snprintf(buf, sizeof(buf), "%s`%s", text, hex);
+		text = buf;
+		break;
+	}
+	upc_answer(p, x, text);
+}
+
+/* The text of record i of the held record set, n bytes at t. */
+static void
+observe(int i, char *t, size_t n)
+{
+	const dtrace_recdesc_t *rd = &ua.pdd->dtdd_recs[i];
+	const uint8_t *v = ua.prec + rd->dtrd_offset;
+	uint64_t tgid, pc;
+	uint32_t k, nf;
+	char *nl;
+	const char *text;
+
+	if (rd->dtrd_offset + rd->dtrd_size > ua.plen || rd->dtrd_size < 16)
+		return;
+	memcpy(&tgid, v, 8);
+	t[n] = '\0';
+	if (strlen(t) != n)
+		return;
+	switch (rd->dtrd_action) {
+	case DTRACEACT_USTACK:
+	case DTRACEACT_JSTACK:
+		/* "\n", then a line a frame: the indent, the text */
+		if (DTRACE_USTACK_STRSIZE(rd->dtrd_arg) != 0 || *t++ != '\n')
+			return;
+		nf = DTRACE_USTACK_NFRAMES(rd->dtrd_arg);
+		for (k = 0; k < nf && (size_t)(k + 2) * 8 <= rd->dtrd_size;
+		    k++) {
+			memcpy(&pc, v + (size_t)(k + 1) * 8, 8);
+			if (pc == 0)
+				break;
+			if ((nl = strchr(t, '\n')) == NULL)
+				return;
+			*nl = '\0';
+			t += strspn(t, " ");
+			observed(rd->dtrd_action, (pid_t)tgid, pc, t);
+			t = nl + 1;
+		}
+		return;
+	case DTRACEACT_USYM:
+	case DTRACEACT_UMOD:
+	case DTRACEACT_UADDR:
+		if ((text = padded(t, n)) == NULL)
+			return;
+		memcpy(&pc, v + 8, 8);
+		observed(rd->dtrd_action, (pid_t)tgid, pc, text);
+		return;
+	}
+}
+
+/* The record being printed is done: what it printed, read. */
+static void
+observe_end(void)
+{
+	size_t n;
+
+	if (ua.orec < 0)
+		return;
+	n = __fpending(ua.ofp);
+	/* parsed in a copy: the buffer's bytes are still to be written */
+	if (__fbufsize(ua.ofp) == OBUF_SIZE && n < OBUF_SIZE &&
+	    (ua.scratch != NULL ||
+	    (ua.scratch = malloc(OBUF_SIZE + 1)) != NULL)) {
+		memcpy(ua.scratch, obuf, n);
+		observe(ua.orec, ua.scratch, n);
+	}
+	ua.orec = -1;
+}
+
+FILE *
+rec_uaddr_stream(FILE *ofp)
+{
+	if ((obuf == NULL && (obuf = malloc(OBUF_SIZE)) == NULL) ||
+	    setvbuf(ofp, obuf, _IOFBF, OBUF_SIZE) != 0)
+		return ofp;
+	ua.ofp = ofp;
+	return ofp;
+}
+
+static int
+is_plain_uaction(const dtrace_recdesc_t *rd)
+{
+	return is_uaction(rd->dtrd_action) && rd->dtrd_format == NULL;
+}
+
+int
+rec_uaddr_chewrec(const dtrace_recdesc_t *rec)
+{
+	int i;
+
+	if (rec == NULL)
+		return rec_uaddr_flush();
+	observe_end();
+	if (!ua.pending || !is_plain_uaction(rec) ||
+	    __fbufsize(ua.ofp) != OBUF_SIZE)
+		return 0;
+	for (i = 0; i < ua.pdd->dtdd_nrecs; i++)
+		if (&ua.pdd->dtdd_recs[i] == rec)
+			break;
+	if (i == ua.pdd->dtdd_nrecs || fflush(ua.ofp) == EOF) {
+		clearerr(ua.ofp);
+		return 0;
+	}
+	ua.orec = i;
+	return 0;
+}
+
+int
+rec_uaddr_flush(void)
+{
+	int rc;
+
+	observe_end();
+	if (!ua.pending)
+		return 0;
+	ua.pending = 0;
+	if ((rc = write_procs()) == 0)
+		rc = rec_sink_record(ua.sink, ua.pcpu, ua.prec, ua.plen);
+	return rc;
+}
+
+/*
  * libdtrace prints the record set next: the user addresses of its
  * records and of the aggregations its printa()s print, asked as it will
  * resolve them, and the proc items of what changed written before the
@@ -877,11 +1076,14 @@ uaddr_aggs(const dtrace_datadesc_t *dd, const uint8_t *base, int first)
  * the record before is not a printa record of the same format.
  */
 int
-rec_uaddr_record(const dtrace_datadesc_t *dd, const uint8_t *rec, size_t size)
+rec_uaddr_record(const dtrace_datadesc_t *dd, int cpu, const uint8_t *rec,
+    size_t size)
 {
 	const dtrace_recdesc_t *rd, *prev;
-	int i;
+	int i, plain = 0;
 
+	if (rec_uaddr_flush() != 0)
+		return -1;
 	ua.epoch++;
 	if (uaddr_stmt(dd, rec, size) != 0)
 		return -1;
@@ -895,13 +1097,36 @@ rec_uaddr_record(const dtrace_datadesc_t *dd, const uint8_t *rec, size_t size)
 		if (uaddr_aggs(dd, rec, i) != 0)
 			return -1;
 	}
-	return write_procs();
+	for (i = 0; i < dd->dtdd_nrecs; i++)
+		plain |= is_plain_uaction(&dd->dtdd_recs[i]);
+	if (!plain || obuf == NULL || __fbufsize(ua.ofp) != OBUF_SIZE) {
+		if (write_procs() != 0)
+			return -1;
+		return rec_sink_record(ua.sink, cpu, rec, size);
+	}
+	/* held until printed (rec_uaddr_chewrec, rec_uaddr_flush) */
+	if (size > ua.pcap) {
+		uint8_t *np = realloc(ua.prec, size);
+
+		if (np == NULL)
+			return -1;
+		ua.prec = np;
+		ua.pcap = size;
+	}
+	memcpy(ua.prec, rec, size);
+	ua.plen = size;
+	ua.pcpu = cpu;
+	ua.pdd = dd;
+	ua.pending = 1;
+	return 0;
 }
 
 /* Before the final aggregation print: the user keys of all of them. */
 int
 rec_uaddr_final(void)
 {
+	if (rec_uaddr_flush() != 0)
+		return -1;
 	ua.epoch++;
 	if (uaddr_aggs(NULL, NULL, 0) != 0)
 		return -1;
@@ -911,9 +1136,13 @@ rec_uaddr_final(void)
 void
 rec_uaddr_init(dtrace_hdl_t *dtp, rec_sink *sink)
 {
+	FILE *ofp = ua.ofp;	/* rec_uaddr_stream may come first */
+
 	memset(&ua, 0, sizeof(ua));
 	ua.dtp = dtp;
 	ua.sink = sink;
+	ua.ofp = ofp;
+	ua.orec = -1;
 }
 
 void
@@ -927,5 +1156,7 @@ rec_uaddr_free(void)
 	free(ua.hkey_pid);
 	free(ua.hkey_pc);
 	free(ua.hval);
+	free(ua.prec);
+	free(ua.scratch);
 	memset(&ua, 0, sizeof(ua));
 }

@@ -20,12 +20,13 @@
 # SIGINT, --foreground: timeout's second one, to its process group, made
 # dtrace impatient and skip the final print).
 #
-# A symbolized answer of a process that has gone is given once: the
-# lookup that releases the handle its control thread marked done
-# destroys it, and every later lookup answers raw.  The recorder asks
-# again until two answers agree, so that its own lookup just before
-# libdtrace prints leaves libdtrace the answer it recorded (the race of
-# issue 20; ustack(16) gives it more frames to show in).
+# libdtrace's answer for an address changes between two lookups
+# microseconds apart (its control thread updates the handle; the shell
+# was seen raw and symbolized in turn), so a lookup of the recorder's own
+# just before libdtrace printed could differ from what it printed (the
+# race of issue 20): the recorder now records the text libdtrace printed
+# for these records (cmd/record_uaddr.c).  ustack(16) gives the race
+# more frames to show in.
 #
 # Needs root, BPF, tracefs and a dtsnap built with libdtrace; skips (77)
 # printing why otherwise.  RECORD_USTACK_RUNS (default 3) runs of
