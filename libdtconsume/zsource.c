@@ -244,17 +244,25 @@ keep_from(dtcp_zsource *z)
 
 /*
  * libzstd's reason for a damaged frame, the same whether the input came
- * whole (memory) or in pieces (a pipe): blocks that outgrow a
+ * whole (memory) or in pieces (a pipe).  Which of three errors libzstd
+ * meets first in a frame whose content disagrees with its header or
+ * blocks depends on how the input arrived: blocks that outgrow a
  * single-segment frame's declared content size are "Destination buffer
- * is too small" when decoded piecewise and "Data corruption detected"
- * when whole (found by fuzz_zstd, testdata/fuzz/container).
+ * is too small" piecewise and "Data corruption detected" whole; another
+ * damaged frame was "Data corruption detected" piecewise and "Src size
+ * is incorrect" whole (found by fuzz_zstd, testdata/fuzz/container).
+ * All three say "Data corruption detected".
  */
 static const char *
 damage_why(size_t ret)
 {
-	if (ZSTD_getErrorCode(ret) == ZSTD_error_dstSize_tooSmall)
+	switch (ZSTD_getErrorCode(ret)) {
+	case ZSTD_error_dstSize_tooSmall:
+	case ZSTD_error_srcSize_wrong:
 		return ZSTD_getErrorString(ZSTD_error_corruption_detected);
-	return ZSTD_getErrorName(ret);
+	default:
+		return ZSTD_getErrorName(ret);
+	}
 }
 
 /*
