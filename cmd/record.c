@@ -347,11 +347,16 @@ static void __attribute__((format(printf, 1, 2), noreturn))
 usage_error(const char *fmt, ...)
 {
 	va_list ap;
+	char *s;
+	int n;
 
-	fputs("dtsnap record: ", stderr);
+	/* the message quotes arguments: escaped as every message is */
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
+	fputs("dtsnap record: ", stderr);
+	if (n >= 0)
+		cli_escape(stderr, s, (size_t)n);
 	fputs("\n(dtsnap record --help describes the options)\n", stderr);
 	exit(REC_E_USAGE);
 }
@@ -546,15 +551,15 @@ record_main(int argc, char **argv)
 	status = rec_backend_run(&cfg);
 
 	if (cfg.sink != NULL && rec_sink_check(cfg.sink, 0) != 0) {
-		fprintf(stderr, "dtsnap record: %s: %s\n",
+		cli_warn(&pc, "%s: %s",
 		    strcmp(capname, "-") == 0 ? "<stdout>" : capname,
 		    rec_sink_error(cfg.sink, ebuf, sizeof(ebuf)));
 		if (status == REC_E_SUCCESS)
 			status = REC_E_ERROR;
 	}
 	if (rec_sink_full(cfg.sink)) {
-		fprintf(stderr, "dtsnap record: %s: stopped at --max-size "
-		    "(%" PRIu64 " bytes)\n", strcmp(capname, "-") == 0 ?
+		cli_warn(&pc, "%s: stopped at --max-size "
+		    "(%" PRIu64 " bytes)", strcmp(capname, "-") == 0 ?
 		    "<stdout>" : capname, max_size);
 		if (status == REC_E_SUCCESS)
 			status = REC_E_FULL;

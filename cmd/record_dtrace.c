@@ -14,7 +14,8 @@
  *     metadata written first;
  *   - on the first delivery of a pass (one dtrace_work()), the
  *     aggregation hash libdtrace just snapped is written as an aggsnap;
- *   - the drop and error handlers write drop and fault items.
+ *   - the drop and error handlers write drop and fault items;
+ *   - what libdtrace answers for user addresses: record_uaddr.c.
  *
  * Nothing here changes what libdtrace prints or the order it prints it:
  * the same callbacks run with or without a tee (without one, libdtrace
@@ -42,6 +43,7 @@
 #include "cli.h"
 #include "record.h"
 #include "record_program.h"
+#include "record_uaddr.h"
 
 #define	DONE_SAW_END	1	/* If END is not enabled, we pretend */
 #define	DONE_SAW_EXIT	2	/* exit() action processed */
@@ -230,16 +232,26 @@ fatal_msg(const char *detail, const char *fmt, ...)
 	}
 }
 
-/* The recorder's own warning: to our stderr, never to dtrace's (a tee). */
+/*
+ * The recorder's own warning: to our stderr, never to dtrace's (a tee),
+ * and escaped even when that stderr is the tee's too (--tee -): it is
+ * ours, not dtrace's.
+ */
 static void __attribute__((format(printf, 1, 2)))
 rwarn(const char *fmt, ...)
 {
 	va_list ap;
+	char *s;
+	int n;
 
-	fputs("dtsnap record: ", g.cfg->diag);
 	va_start(ap, fmt);
-	diag_vprint(g.cfg->diag, fmt, ap);
+	n = vasprintf(&s, fmt, ap);
 	va_end(ap);
+	fputs("dtsnap record: ", g.cfg->diag);
+	if (n >= 0) {
+		cli_escape(g.cfg->diag, s, (size_t)n);
+		free(s);
+	}
 	putc('\n', g.cfg->diag);
 }
 
@@ -294,9 +306,9 @@ capture_failed(void)
 	if (g.capture_failed)
 		return;
 	g.capture_failed = 1;
-	fprintf(g.cfg->diag, "dtsnap record: %s: %s; stopping\n",
-	    strcmp(g.cfg->capture_name, "-") == 0 ? "<stdout>" :
-	    g.cfg->capture_name, rec_sink_error(g.sink, buf, sizeof(buf)));
+	rwarn("%s: %s; stopping", strcmp(g.cfg->capture_name, "-") == 0 ?
+	    "<stdout>" : g.cfg->capture_name,
+	    rec_sink_error(g.sink, buf, sizeof(buf)));
 	g.intr = 1;
 }
 
@@ -304,8 +316,8 @@ capture_failed(void)
 /* Capture metadata                                                    */
 /* ------------------------------------------------------------------ */
 
-static int
-grow(void *pp, size_t *n, size_t need, size_t elsize)
+int
+rec_grow(void *pp, size_t *n, size_t need, size_t elsize)
 {
 	size_t nn = *n ? *n : 64;
 	void *p;
@@ -330,7 +342,7 @@ need_probe(const dtrace_probedesc_t *pd)
 
 	if (pd->id < g.nprobes && g.probes[pd->id])
 		return 0;
-	if (grow(&g.probes, &g.nprobes, pd->id, 1) != 0)
+	if (rec_grow(&g.probes, &g.nprobes, pd->id, 1) != 0)
 		return -1;
 	if ((w = rec_sink_meta(g.sink)) == NULL)
 		return -1;
@@ -555,7 +567,7 @@ need_stmt(dtrace_stid_t stid, const dtrace_datadesc_t *dd)
 
 	if (stid < g.nstmts && g.stmts[stid].written)
 		return 0;
-	if (grow(&g.stmts, &g.nstmts, stid, sizeof(*g.stmts)) != 0)
+	if (rec_grow(&g.stmts, &g.nstmts, stid, sizeof(*g.stmts)) != 0)
 		return -1;
 	if (write_print_types(dd) != 0)
 		return -1;
@@ -590,7 +602,7 @@ need_aggdesc(uint32_t aggid, const dtrace_aggdesc_t *agd)
 
 	if (aggid < g.naggs && g.aggs[aggid])
 		return 0;
-	if (grow(&g.aggs, &g.naggs, aggid, 1) != 0)
+	if (rec_grow(&g.aggs, &g.naggs, aggid, 1) != 0)
 		return -1;
 	/* dtagd_drecs: the data generation counter, then the value */
 	krecs = calloc(agd->dtagd_nkrecs + 1, sizeof(*krecs));
@@ -850,702 +862,6 @@ snap_due(int last)
 	return mono_ns() - g.snap_time >= interval;
 }
 
-/* ------------------------------------------------------------------ */
-/* User addresses                                                      */
-/* ------------------------------------------------------------------ */
-
-/*
- * ustack(), usym(), umod() and uaddr() values (records and aggregation
- * keys) are resolved by libdtrace when it prints them, against the
- * process as libproc then sees it (dt_print_ustack, dt_print_usym,
- * dt_print_umod: dt_proc_grab, Plookup_by_addr, Pobjname).  The answer
- * rests on state only libdtrace has, so it is libdtrace that is asked,
- * through its public dtrace_uaddr2str(), which takes that same path:
- *   - its cached grab: a -c child grabbed while stopped at exec() is not
- *     seen to map its libraries, and a process that has gone is raw;
- *   - libproc's file_dyn_base (rtld_db, or the first segment for a
- *     noninvasive grab) and its symbol tables (.symtab, .dynsym, the
- *     MiniDebugInfo of .gnu_debugdata, debuginfo files);
- *   - sym_by_addr's binary search, which sees only the symbols on its
- *     path, and byaddr_cmp's preference among aliases.
- * Re-reading the ELF files could not reproduce all of that.
- *
- * At each moment libdtrace resolves (chew: just before a record set is
- * printed, its printa()s included; before the final aggregation print)
- * every (pid, pc) it will print is asked again, and the answer kept
- * (libdtrace may answer raw while it cannot grab a process yet and
- * symbolized a moment later, or the other way once it has gone): "obj`name+0xoff" is a symbol name at
- * pc - off (sized to cover the pcs seen), "obj`0x..." a pc in obj without
- * a symbol, "0x..." a pc libdtrace could not resolve.  The mapping
- * ranges and paths are the lines of /proc/PID/maps (read at first sight
- * of the pid, again when a pc falls outside what was read) whose file is
- * the object libdtrace named; a pc libdtrace left raw is cut out of them.
- * The proc item of a pid is written again, before the record, whenever an
- * answer changed: a record decodes with the newest proc item before it
- * (dtsnap(5)), i.e. with the answers libdtrace gave when it printed it.
- */
-enum { UANS_RAW, UANS_MOD, UANS_SYM };
-
-typedef struct upc {
-	uint64_t pc;
-	uint64_t off;		/* UANS_SYM: pc - the symbol's address */
-	char *obj;		/* UANS_MOD, UANS_SYM: base name */
-	char *name;		/* UANS_SYM */
-	uint32_t epoch;		/* when last asked; 0 never */
-	uint8_t ans;
-} upc_t;
-
-typedef struct uproc {
-	pid_t pid;
-	int dirty;
-	char comm[64];
-	char *maps;		/* /proc/PID/maps as last read, or NULL */
-	upc_t *pcs;
-	size_t npcs, cap;
-} uproc_t;
-
-/* bounds on the work: beyond them addresses stay unresolved */
-#define	UPROC_MAX	4096
-#define	UPC_MAX		(1u << 20)	/* (pid, pc) pairs in all */
-
-static struct {
-	uproc_t *procs;
-	size_t nprocs, cap;
-	size_t npcs;
-	/* (pid, pc) -> proc index << 32 | pc index + 1; open addressing */
-	uint64_t *hkey_pid, *hkey_pc, *hval;
-	size_t hcap;
-	uint32_t epoch;		/* the pass being consumed, + 1 */
-} ua;
-
-static size_t
-uhash(uint64_t pid, uint64_t pc, size_t cap)
-{
-	uint64_t h = (pc ^ (pid * UINT64_C(0x9e3779b97f4a7c15))) *
-	    UINT64_C(0xff51afd7ed558ccd);
-
-	return (size_t)(h ^ (h >> 29)) & (cap - 1);
-}
-
-static int
-uhash_grow(void)
-{
-	size_t ncap = ua.hcap ? ua.hcap * 2 : 4096, i, j;
-	uint64_t *kp = calloc(ncap, 8), *kc = calloc(ncap, 8),
-	    *v = calloc(ncap, 8);
-
-	if (kp == NULL || kc == NULL || v == NULL) {
-		free(kp);
-		free(kc);
-		free(v);
-		return -1;
-	}
-	for (i = 0; i < ua.hcap; i++) {
-		if (ua.hval[i] == 0)
-			continue;
-		for (j = uhash(ua.hkey_pid[i], ua.hkey_pc[i], ncap); v[j] != 0;
-		    j = (j + 1) & (ncap - 1))
-			continue;
-		kp[j] = ua.hkey_pid[i];
-		kc[j] = ua.hkey_pc[i];
-		v[j] = ua.hval[i];
-	}
-	free(ua.hkey_pid);
-	free(ua.hkey_pc);
-	free(ua.hval);
-	ua.hkey_pid = kp;
-	ua.hkey_pc = kc;
-	ua.hval = v;
-	ua.hcap = ncap;
-	return 0;
-}
-
-/* /proc/PID/maps, whole, or NULL once the process has gone. */
-static char *
-read_maps(pid_t pid)
-{
-	char path[64], *buf = NULL;
-	size_t cap = 0, len = 0, n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return NULL;
-	for (;;) {
-		if (cap - len < 4096) {
-			char *nb;
-
-			if (cap > (64u << 20) ||
-			    (nb = realloc(buf, cap ? cap * 2 : 16384)) == NULL)
-				break;
-			buf = nb;
-			cap = cap ? cap * 2 : 16384;
-		}
-		if ((n = fread(buf + len, 1, cap - len - 1, f)) == 0)
-			break;
-		len += n;
-	}
-	fclose(f);
-	if (buf == NULL || len == 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[len] = '\0';
-	return buf;
-}
-
-static uproc_t *
-uproc_get(pid_t pid, size_t *idx)
-{
-	uproc_t *p;
-	size_t i;
-	char path[64];
-	FILE *f;
-
-	for (i = ua.nprocs; i-- > 0;) {
-		if (ua.procs[i].pid == pid) {
-			*idx = i;
-			return &ua.procs[i];
-		}
-	}
-	if (ua.nprocs >= UPROC_MAX ||
-	    grow(&ua.procs, &ua.cap, ua.nprocs, sizeof(*ua.procs)) != 0)
-		return NULL;
-	p = &ua.procs[ua.nprocs];
-	memset(p, 0, sizeof(*p));
-	p->pid = pid;
-	/* first sight: the mappings while the process is (likely) alive */
-	p->maps = read_maps(pid);
-	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-	if ((f = fopen(path, "r")) != NULL) {
-		if (fgets(p->comm, sizeof(p->comm), f) != NULL)
-			p->comm[strcspn(p->comm, "\n")] = '\0';
-		fclose(f);
-	}
-	*idx = ua.nprocs++;
-	return p;
-}
-
-static const char *
-base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s != NULL ? s + 1 : path;
-}
-
-/* One line of /proc/PID/maps: 0 when parsed, the path in path[]. */
-static int
-maps_line(const char *line, uint64_t *start, uint64_t *end, char *path,
-    size_t pathlen)
-{
-	unsigned long long s, e;
-	int n = 0;
-	const char *p;
-	size_t len;
-
-	path[0] = '\0';
-	if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &s, &e, &n) < 2 ||
-	    n == 0)
-		return -1;
-	p = line + n;
-	len = strcspn(p, "\n");
-	if (len >= pathlen)
-		len = pathlen - 1;
-	memcpy(path, p, len);
-	path[len] = '\0';
-	*start = s;
-	*end = e;
-	return 0;
-}
-
-/* Whether the maps text has a line of object obj holding pc. */
-static int
-maps_cover(const char *maps, uint64_t pc, const char *obj)
-{
-	char path[4096];
-	uint64_t s, e;
-
-	for (; maps != NULL && *maps != '\0'; maps += strcspn(maps, "\n"),
-	    maps += *maps == '\n') {
-		if (maps_line(maps, &s, &e, path, sizeof(path)) == 0 &&
-		    pc >= s && pc < e && strcmp(base_name(path), obj) == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/*
- * dtrace_uaddr2str()'s text: "obj`name+0xoff", "obj`name", "obj`0xpc"
- * or "0xpc".  0 when the answer differs from what x held.
- */
-static int
-upc_parse(upc_t *x, const char *s)
-{
-	const char *bq = strchr(s, '`'), *rest, *plus, *q;
-	char hex[40];
-	uint64_t off = 0;
-	uint8_t ans;
-	size_t olen, nlen;
-
-	if (bq == NULL) {
-		ans = UANS_RAW;
-		olen = nlen = 0;
-		rest = NULL;
-	} else {
-		rest = bq + 1;
-		olen = (size_t)(bq - s);
-		nlen = strlen(rest);
-		snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)x->pc);
-		if (strcmp(rest, hex) == 0) {
-			ans = UANS_MOD;
-		} else {
-			ans = UANS_SYM;
-			/* the last "+0x" followed by hex digits only */
-			for (plus = NULL, q = rest; (q = strstr(q, "+0x")) != NULL;
-			    q++)
-				plus = q;
-			if (plus != NULL && plus[3] != '\0' &&
-			    strspn(plus + 3, "0123456789abcdef") ==
-			    strlen(plus + 3)) {
-				off = strtoull(plus + 3, NULL, 16);
-				if (off <= x->pc)
-					nlen = (size_t)(plus - rest);
-				else
-					off = 0;
-			}
-		}
-	}
-	if (x->epoch != 0 && x->ans == ans && x->off == off &&
-	    (ans == UANS_RAW || (strlen(x->obj) == olen &&
-	    strncmp(x->obj, s, olen) == 0)) &&
-	    (ans != UANS_SYM || (strlen(x->name) == nlen &&
-	    strncmp(x->name, rest, nlen) == 0)))
-		return 1;
-	free(x->obj);
-	free(x->name);
-	x->obj = x->name = NULL;
-	x->ans = ans;
-	x->off = off;
-	if (ans != UANS_RAW && (x->obj = strndup(s, olen)) == NULL)
-		x->ans = UANS_RAW;
-	if (ans == UANS_SYM && (x->name = strndup(rest, nlen)) == NULL)
-		x->ans = UANS_MOD;
-	return 0;
-}
-
-/* Ask libdtrace about (pid, pc), once per moment; -1 when out of memory. */
-static int
-uaddr_ask(uint64_t tgid, uint64_t pc)
-{
-	char buf[1024], *s = buf;
-	size_t h, pi, xi;
-	uproc_t *p;
-	upc_t *x;
-	pid_t pid = (pid_t)tgid;
-	int len;
-
-	/* as libdtrace: a pid_t (dtrace-utils' ustack word holds the tgid
-	 * in both halves); one that cannot be grabbed stays raw */
-	if (pid <= 0 || pc == 0)
-		return 0;
-	tgid = (uint32_t)pid;
-	if (ua.npcs * 2 >= ua.hcap && ua.npcs < UPC_MAX && uhash_grow() != 0)
-		return -1;
-	for (h = uhash(tgid, pc, ua.hcap); ua.hval[h] != 0;
-	    h = (h + 1) & (ua.hcap - 1)) {
-		if (ua.hkey_pid[h] == tgid && ua.hkey_pc[h] == pc)
-			break;
-	}
-	if (ua.hval[h] != 0) {
-		pi = (size_t)(ua.hval[h] >> 32);
-		xi = (size_t)(ua.hval[h] & UINT32_MAX) - 1;
-		p = &ua.procs[pi];
-	} else {
-		if (ua.npcs >= UPC_MAX || (p = uproc_get(pid, &pi)) == NULL)
-			return 0;	/* bounded: left unresolved */
-		if (grow(&p->pcs, &p->cap, p->npcs, sizeof(*p->pcs)) != 0)
-			return -1;
-		xi = p->npcs++;
-		memset(&p->pcs[xi], 0, sizeof(p->pcs[xi]));
-		p->pcs[xi].pc = pc;
-		ua.hkey_pid[h] = tgid;
-		ua.hkey_pc[h] = pc;
-		ua.hval[h] = (uint64_t)pi << 32 | (uint64_t)(xi + 1);
-		ua.npcs++;
-	}
-	x = &p->pcs[xi];
-	if (x->epoch == ua.epoch)
-		return 0;
-	len = dtrace_uaddr2str(g.dtp, pid, pc, buf, (int)sizeof(buf));
-	if (len >= (int)sizeof(buf)) {
-		if ((s = malloc((size_t)len + 1)) == NULL)
-			return -1;
-		dtrace_uaddr2str(g.dtp, pid, pc, s, len + 1);
-	}
-	if (upc_parse(x, s) == 0) {
-		p->dirty = 1;
-		/* a mapping that appeared after the maps were read */
-		if (x->ans != UANS_RAW && !maps_cover(p->maps, pc, x->obj)) {
-			char *m = read_maps(pid);
-
-			if (m != NULL) {
-				free(p->maps);
-				p->maps = m;
-			}
-		}
-	}
-	x->epoch = ua.epoch;
-	if (s != buf)
-		free(s);
-	return 0;
-}
-
-/* The user addresses of one value: a ustack() record or key (tgid, then
- * nframes pcs up to the first 0), or a usym/umod/uaddr pair. */
-static int
-uaddr_value(int action, uint64_t arg, const uint8_t *p, size_t size)
-{
-	uint64_t tgid, pc;
-	uint32_t i, n;
-
-	if (size < 16)
-		return 0;
-	memcpy(&tgid, p, 8);
-	switch (action) {
-	case DTRACEACT_USTACK:
-	case DTRACEACT_JSTACK:
-		n = DTRACE_USTACK_NFRAMES(arg);
-		for (i = 0; i < n && (size_t)(i + 2) * 8 <= size; i++) {
-			memcpy(&pc, p + (size_t)(i + 1) * 8, 8);
-			if (pc == 0)
-				break;
-			if (uaddr_ask(tgid, pc) != 0)
-				return -1;
-		}
-		return 0;
-	case DTRACEACT_USYM:
-	case DTRACEACT_UMOD:
-	case DTRACEACT_UADDR:
-		memcpy(&pc, p + 8, 8);
-		return uaddr_ask(tgid, pc);
-	}
-	return 0;
-}
-
-static int
-is_uaction(int action)
-{
-	return action == DTRACEACT_USTACK || action == DTRACEACT_JSTACK ||
-	    action == DTRACEACT_USYM || action == DTRACEACT_UMOD ||
-	    action == DTRACEACT_UADDR;
-}
-
-typedef struct ukeywalk {
-	const uint32_t *varids;	/* NULL: every aggregation */
-	size_t nvarids;
-	int failed;
-} ukeywalk_t;
-
-static int
-ukey_entry(const dtrace_aggdata_t *agd, void *arg)
-{
-	ukeywalk_t *kw = arg;
-	const dtrace_aggdesc_t *desc = agd->dtada_desc;
-	const dtrace_recdesc_t *kr;
-	uint32_t aggid;
-	size_t i;
-	uint_t j;
-
-	memcpy(&aggid, agd->dtada_key, sizeof(aggid));
-	if (kw->varids != NULL) {
-		for (i = 0; i < kw->nvarids && kw->varids[i] != aggid; i++)
-			continue;
-		if (i == kw->nvarids)
-			return DTRACE_AGGWALK_NEXT;
-	}
-	for (j = 0; j < desc->dtagd_nkrecs; j++) {
-		kr = &desc->dtagd_krecs[j];
-		if (!is_uaction(kr->dtrd_action) ||
-		    kr->dtrd_offset + kr->dtrd_size > desc->dtagd_ksize)
-			continue;
-		if (uaddr_value(kr->dtrd_action, kr->dtrd_arg,
-		    (const uint8_t *)agd->dtada_key + kr->dtrd_offset,
-		    kr->dtrd_size) != 0) {
-			kw->failed = 1;
-			return DTRACE_AGGWALK_ABORT;
-		}
-	}
-	return DTRACE_AGGWALK_NEXT;
-}
-
-static void
-uproc_free(uproc_t *p)
-{
-	size_t i;
-
-	for (i = 0; i < p->npcs; i++) {
-		free(p->pcs[i].obj);
-		free(p->pcs[i].name);
-	}
-	free(p->pcs);
-	free(p->maps);
-}
-
-typedef struct umap {
-	uint64_t start, end;
-	char *path;
-	dtc_writer_usym *syms;
-	size_t nsyms;
-} umap_t;
-
-static int
-umap_cmp(const void *a, const void *b)
-{
-	const umap_t *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* The proc item of p from its answers (see the comment above). */
-static int
-write_proc(uproc_t *p)
-{
-	umap_t *maps = NULL;
-	dtc_writer_map *wm = NULL;
-	size_t nmaps = 0, cap = 0, i, j, k;
-	const char *l;
-	char path[4096];
-	uint64_t s, e;
-	dtc_writer *w;
-	int rc = -1;
-
-	/* the lines of /proc/PID/maps that libdtrace named a pc in */
-	for (l = p->maps; l != NULL && *l != '\0'; l += strcspn(l, "\n"),
-	    l += *l == '\n') {
-		if (maps_line(l, &s, &e, path, sizeof(path)) != 0)
-			continue;
-		for (i = 0; i < p->npcs; i++) {
-			const upc_t *x = &p->pcs[i];
-
-			if (x->ans != UANS_RAW && x->pc >= s && x->pc < e &&
-			    strcmp(base_name(path), x->obj) == 0)
-				break;
-		}
-		if (i == p->npcs)
-			continue;
-		if (grow(&maps, &cap, nmaps, sizeof(*maps)) != 0 ||
-		    (maps[nmaps].path = strdup(path)) == NULL)
-			goto out;
-		maps[nmaps].start = s;
-		maps[nmaps++].end = e;
-	}
-	/* an object the maps text does not show (gone): the pc alone */
-	for (i = 0; i < p->npcs; i++) {
-		const upc_t *x = &p->pcs[i];
-
-		if (x->ans == UANS_RAW)
-			continue;
-		for (j = 0; j < nmaps; j++)
-			if (x->pc >= maps[j].start && x->pc < maps[j].end &&
-			    strcmp(base_name(maps[j].path), x->obj) == 0)
-				break;
-		if (j < nmaps)
-			continue;
-		if (grow(&maps, &cap, nmaps, sizeof(*maps)) != 0 ||
-		    (maps[nmaps].path = strdup(x->obj)) == NULL)
-			goto out;
-		maps[nmaps].start = x->pc;
-		maps[nmaps++].end = x->pc + 1;
-	}
-	/* a pc libdtrace left raw lies in no mapping */
-	for (i = 0; i < p->npcs; i++) {
-		const upc_t *x = &p->pcs[i];
-
-		if (x->ans != UANS_RAW)
-			continue;
-		for (j = 0; j < nmaps; j++) {
-			if (x->pc < maps[j].start || x->pc >= maps[j].end)
-				continue;
-			if (x->pc + 1 < maps[j].end) {
-				if (grow(&maps, &cap, nmaps, sizeof(*maps)) != 0 ||
-				    (maps[nmaps].path = strdup(maps[j].path)) ==
-				    NULL)
-					goto out;
-				maps[nmaps].start = x->pc + 1;
-				maps[nmaps++].end = maps[j].end;
-			}
-			maps[j].end = x->pc;	/* may leave it empty */
-		}
-	}
-	qsort(maps, nmaps, sizeof(*maps), umap_cmp);
-	/* the symbols: one per (address, name), sized to its pcs */
-	for (i = 0; i < p->npcs; i++) {
-		const upc_t *x = &p->pcs[i];
-		umap_t *m = NULL;
-		uint64_t at;
-
-		if (x->ans != UANS_SYM)
-			continue;
-		for (j = 0; j < nmaps && m == NULL; j++)
-			if (x->pc >= maps[j].start && x->pc < maps[j].end)
-				m = &maps[j];
-		if (m == NULL)
-			continue;
-		at = x->pc - x->off;
-		for (k = 0; k < m->nsyms; k++)
-			if (m->syms[k].addr == at &&
-			    strcmp(m->syms[k].name, x->name) == 0)
-				break;
-		if (k == m->nsyms) {
-			dtc_writer_usym *ns = realloc(m->syms,
-			    (m->nsyms + 1) * sizeof(*ns));
-
-			if (ns == NULL)
-				goto out;
-			m->syms = ns;
-			ns[k].addr = at;
-			ns[k].size = 0;
-			ns[k].name = x->name;
-			m->nsyms++;
-		}
-		if (m->syms[k].size < x->off + 1)
-			m->syms[k].size = x->off + 1;
-	}
-	if (nmaps > 0 && (wm = calloc(nmaps, sizeof(*wm))) == NULL)
-		goto out;
-	for (i = j = 0; i < nmaps; i++) {
-		if (maps[i].start >= maps[i].end)
-			continue;
-		wm[j].start = maps[i].start;
-		wm[j].end = maps[i].end;
-		wm[j].path = maps[i].path;
-		wm[j].nsyms = maps[i].nsyms;
-		wm[j].syms = maps[i].syms;
-		j++;
-	}
-	/* a stream item: the records before it were consumed with the
-	 * process as the previous item describes it */
-	if ((w = rec_sink_writer(g.sink)) != NULL)
-		rc = rec_sink_check(g.sink, dtc_writer_add_proc(w,
-		    (uint64_t)p->pid, p->comm, j, wm, rec_sink_err(g.sink)));
-out:
-	for (i = 0; i < nmaps; i++) {
-		free(maps[i].path);
-		free(maps[i].syms);
-	}
-	free(maps);
-	free(wm);
-	return rc;
-}
-
-/* After a moment of resolving: the proc items of the pids it changed. */
-static int
-write_procs(void)
-{
-	size_t i;
-
-	for (i = 0; i < ua.nprocs; i++) {
-		if (!ua.procs[i].dirty)
-			continue;
-		ua.procs[i].dirty = 0;
-		if (write_proc(&ua.procs[i]) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* The statement's user addresses, asked just before libdtrace prints
- * its records (data: the record from its size word). */
-static int
-uaddr_stmt(const dtrace_datadesc_t *dd, const uint8_t *data, size_t size)
-{
-	const dtrace_recdesc_t *rd;
-	int i;
-
-	for (i = 0; i < dd->dtdd_nrecs; i++) {
-		rd = &dd->dtdd_recs[i];
-		if (!is_uaction(rd->dtrd_action) ||
-		    rd->dtrd_offset + rd->dtrd_size > size)
-			continue;
-		if (uaddr_value(rd->dtrd_action, rd->dtrd_arg,
-		    data + rd->dtrd_offset, rd->dtrd_size) != 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* The user keys of the aggregations the printa() at record first of dd
- * prints (its aggregation ids: that record's data and the next records
- * of the same printa; base: the record from its size word), or of all
- * of them (dd NULL: the final print). */
-static int
-uaddr_aggs(const dtrace_datadesc_t *dd, const uint8_t *base, int first)
-{
-	ukeywalk_t kw = { NULL, 0, 0 };
-	uint32_t *ids = NULL;
-	const dtrace_recdesc_t *rec;
-	uint32_t size;
-	int i;
-
-	if (dd != NULL) {
-		if (first < 0 || first >= dd->dtdd_nrecs)
-			return 0;
-		rec = &dd->dtdd_recs[first];
-		memcpy(&size, base, sizeof(size));
-		if ((ids = calloc((size_t)(dd->dtdd_nrecs - first),
-		    sizeof(*ids))) == NULL)
-			return -1;
-		for (i = first; i < dd->dtdd_nrecs &&
-		    dd->dtdd_recs[i].dtrd_action == rec->dtrd_action &&
-		    dd->dtdd_recs[i].dtrd_arg == rec->dtrd_arg; i++) {
-			if (dd->dtdd_recs[i].dtrd_offset + 4 >
-			    sizeof(size) + (size_t)size)
-				break;
-			memcpy(&ids[kw.nvarids++],
-			    base + dd->dtdd_recs[i].dtrd_offset, 4);
-		}
-		kw.varids = ids;
-	}
-	if (dtrace_aggregate_walk(g.dtp, ukey_entry, &kw) != 0 && kw.failed) {
-		free(ids);
-		return -1;
-	}
-	free(ids);
-	return kw.failed ? -1 : 0;
-}
-
-/*
- * libdtrace prints the record set next: the user addresses of its
- * records and of the aggregations its printa()s print, asked as it will
- * resolve them, and the proc items of what changed written before the
- * record, so that the record decodes with them and the records before it
- * with the answers of their own moment.  libdtrace calls the record
- * callback for a printa()'s first record only: a new printa starts where
- * the record before is not a printa record of the same format.
- */
-static int
-uaddr_record(const dtrace_datadesc_t *dd, const uint8_t *rec, size_t size)
-{
-	const dtrace_recdesc_t *rd, *prev;
-	int i;
-
-	ua.epoch++;
-	if (uaddr_stmt(dd, rec, size) != 0)
-		return -1;
-	for (i = 0; i < dd->dtdd_nrecs; i++) {
-		rd = &dd->dtdd_recs[i];
-		prev = i > 0 ? &dd->dtdd_recs[i - 1] : NULL;
-		if (rd->dtrd_action != DTRACEACT_PRINTA || (prev != NULL &&
-		    prev->dtrd_action == DTRACEACT_PRINTA &&
-		    prev->dtrd_arg == rd->dtrd_arg))
-			continue;
-		if (uaddr_aggs(dd, rec, i) != 0)
-			return -1;
-	}
-	return write_procs();
-}
-
 /* What the probe callback records before dtrace(1)'s chew() runs. */
 static void
 capture_probe(const dtrace_probedata_t *data)
@@ -1555,6 +871,8 @@ capture_probe(const dtrace_probedata_t *data)
 
 	if (g.capture_failed)
 		return;
+	if (rec_uaddr_flush() != 0)
+		goto fail;
 	if (!g.pass_snapped && write_aggsnap() != 0)
 		goto fail;
 	if (!g.pass_clocked) {
@@ -1566,10 +884,8 @@ capture_probe(const dtrace_probedata_t *data)
 	    need_stmt(data->dtpda_stid, data->dtpda_ddesc) != 0)
 		goto fail;
 	memcpy(&size, rec, sizeof(size));
-	if (uaddr_record(data->dtpda_ddesc, rec, sizeof(size) +
-	    (size_t)size) != 0)
-		goto fail;
-	if (rec_sink_record(g.sink, (int)data->dtpda_cpu, rec,
+	/* the record too, once libdtrace has printed it */
+	if (rec_uaddr_record(data->dtpda_ddesc, (int)data->dtpda_cpu, rec,
 	    sizeof(size) + (size_t)size) != 0)
 		goto fail;
 	g.recs_since_snap = 1;
@@ -1620,7 +936,7 @@ write_header(void)
 
 	memset(&h, 0, sizeof(h));
 	if (uname(&u) != 0)
-		memset(&ua, 0, sizeof(ua));
+		memset(&u, 0, sizeof(u));
 	snprintf(producer, sizeof(producer), "%s", rec_backend_producer());
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	h.big_endian = 1;
@@ -2023,6 +1339,8 @@ errhandler(const dtrace_errdata_t *data, void *arg)
 	dtc_writer *w;
 
 	(void)arg;
+	if (!g.capture_failed && rec_uaddr_flush() != 0)
+		capture_failed();
 	if (!g.capture_failed) {
 		memset(&f, 0, sizeof(f));
 		f.pass = rec_sink_pass(g.sink);
@@ -2065,6 +1383,8 @@ drophandler(const dtrace_dropdata_t *data, void *arg)
 	dtc_writer *w;
 
 	(void)arg;
+	if (g.started && !g.capture_failed && rec_uaddr_flush() != 0)
+		capture_failed();
 	if (g.started && !g.capture_failed &&
 	    ((w = rec_sink_writer(g.sink)) == NULL ||
 	    rec_sink_check(g.sink, dtc_writer_add_drop(w, rec_sink_pass(g.sink),
@@ -2096,6 +1416,8 @@ chewrec(const dtrace_probedata_t *data, const dtrace_recdesc_t *rec, void *arg)
 	uintptr_t addr;
 
 	(void)arg;
+	if (g.started && !g.capture_failed && rec_uaddr_chewrec(rec) != 0)
+		capture_failed();
 	if (rec == NULL) {
 		/*
 		 * We have processed the final record; output the newline if
@@ -2332,7 +1654,6 @@ rec_backend_run(const rec_config *cfg)
 	struct dtrace_proc *proc;
 
 	memset(&g, 0, sizeof(g));
-	memset(&ua, 0, sizeof(ua));
 	g.cfg = cfg;
 	/*
 	 * BEGIN and END run in the consumer's own process (uprobes on
@@ -2358,6 +1679,8 @@ rec_backend_run(const rec_config *cfg)
 	} else {
 		g.ofp = g.devnull;
 	}
+	if (!cfg->list)
+		g.ofp = rec_uaddr_stream(g.ofp);
 
 	if (getuid() != 0) {
 		fatal_msg("", "run as root for tracing and listing probes\n");
@@ -2377,6 +1700,7 @@ rec_backend_run(const rec_config *cfg)
 		    dtrace_errmsg(NULL, err));
 		return E_ERROR;
 	}
+	rec_uaddr_init(g.dtp, g.sink);
 
 	dtrace_setopt(g.dtp, "bufsize", "4m");
 	dtrace_setopt(g.dtp, "aggsize", "4m");
@@ -2632,6 +1956,8 @@ rec_backend_run(const rec_config *cfg)
 				dfatal("processing aborted");
 		}
 
+		if (g.started && !g.capture_failed && rec_uaddr_flush() != 0)
+			capture_failed();
 		/* a pass without records still snapped the aggregations:
 		 * written when due (snap_due) */
 		if (!g.capture_failed && ((!g.pass_snapped &&
@@ -2646,9 +1972,7 @@ rec_backend_run(const rec_config *cfg)
 	oprintf("\n");
 
 	if (!g.impatient) {
-		ua.epoch++;
-		if (g.started && !g.capture_failed && (uaddr_aggs(NULL, NULL, 0) !=
-		    0 || write_procs() != 0))
+		if (g.started && !g.capture_failed && rec_uaddr_final() != 0)
 			capture_failed();
 		if (dtrace_aggregate_print(g.dtp, g.ofp, NULL) == -1 &&
 		    dtrace_errno(g.dtp) != EINTR)
@@ -2676,13 +2000,7 @@ release_procs:
 	free(g.stmts);
 	free(g.fmts);
 	free(g.aggs);
-	for (i = 0; i < (int)ua.nprocs; i++)
-		uproc_free(&ua.procs[i]);
-	free(ua.procs);
-	free(ua.hkey_pid);
-	free(ua.hkey_pc);
-	free(ua.hval);
-	memset(&ua, 0, sizeof(ua));
+	rec_uaddr_free();
 
 	return g.capture_failed && g.status == E_SUCCESS ? E_ERROR : g.status;
 }

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include "base.h"
 
@@ -242,6 +243,29 @@ keep_from(dtcp_zsource *z)
 }
 
 /*
+ * libzstd's reason for a damaged frame, the same whether the input came
+ * whole (memory) or in pieces (a pipe).  Which of three errors libzstd
+ * meets first in a frame whose content disagrees with its header or
+ * blocks depends on how the input arrived: blocks that outgrow a
+ * single-segment frame's declared content size are "Destination buffer
+ * is too small" piecewise and "Data corruption detected" whole; another
+ * damaged frame was "Data corruption detected" piecewise and "Src size
+ * is incorrect" whole (found by fuzz_zstd, testdata/fuzz/container).
+ * All three say "Data corruption detected".
+ */
+static const char *
+damage_why(size_t ret)
+{
+	switch (ZSTD_getErrorCode(ret)) {
+	case ZSTD_error_dstSize_tooSmall:
+	case ZSTD_error_srcSize_wrong:
+		return ZSTD_getErrorString(ZSTD_error_corruption_detected);
+	default:
+		return ZSTD_getErrorName(ret);
+	}
+}
+
+/*
  * Decode until there is output to hand over, damage to report or the
  * end.  DTCP_ZS_* codes.
  */
@@ -300,7 +324,7 @@ step(dtcp_zsource *z)
 			    "byte%s dropped, reading on at the next frame",
 			    (unsigned long long)z->frame_no,
 			    (unsigned long long)z->frame_off,
-			    ZSTD_getErrorName(ret),
+			    damage_why(ret),
 			    z->streaming ? "its last " : "its ", lost,
 			    lost == 1 ? "" : "s");
 			z->outlen = z->outpos = 0;

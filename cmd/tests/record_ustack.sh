@@ -2,8 +2,8 @@
 # record_ustack.sh - user stacks decode as libdtrace printed them, under
 # load (issue 20 item 4).
 #
-# profile-199 samples ustack(4), usym(uregs[R_PC]) and an aggregation
-# keyed by ustack(2) of a shell loop
+# profile-199 samples ustack(16), usym(uregs[R_PC]) and an aggregation
+# keyed by ustack(6) of a shell loop
 # that keeps starting short-lived processes: libdtrace answers an
 # address raw while it cannot grab a process yet (or once it has gone)
 # and symbolized at another moment, so the same (pid, pc) prints
@@ -16,7 +16,17 @@
 # thread waits in Ptrace() for a child stopped by the control thread,
 # which waits for the lock the main thread holds).  dtrace-utils does
 # not always see the -c command end: a run ends with SIGINT if need be
-# (after a minute: starting takes over 10 s on a loaded machine).
+# (after a minute: starting takes over 10 s on a loaded machine; one
+# SIGINT, --foreground: timeout's second one, to its process group, made
+# dtrace impatient and skip the final print).
+#
+# libdtrace's answer for an address changes between two lookups
+# microseconds apart (its control thread updates the handle; the shell
+# was seen raw and symbolized in turn), so a lookup of the recorder's own
+# just before libdtrace printed could differ from what it printed (the
+# race of issue 20): the recorder now records the text libdtrace printed
+# for these records (cmd/record_uaddr.c).  ustack(16) gives the race
+# more frames to show in.
 #
 # Needs root, BPF, tracefs and a dtsnap built with libdtrace; skips (77)
 # printing why otherwise.  RECORD_USTACK_RUNS (default 3) runs of
@@ -54,8 +64,8 @@ profile-199
 {
 	printf("%d %s\n", pid, execname);
 	usym(uregs[R_PC]);
-	ustack(4);
-	@[ustack(2)] = count();
+	ustack(16);
+	@[ustack(6)] = count();
 }
 EOF
 
@@ -64,7 +74,8 @@ frames=0
 for run in $(seq "$RECORD_USTACK_RUNS"); do
 	d=$work/run$run
 	mkdir "$d"
-	timeout -k 10 -s INT $((RECORD_USTACK_SECS + 60)) "$DTSNAP" record \
+	timeout --foreground -k 10 -s INT $((RECORD_USTACK_SECS + 60)) \
+	    "$DTSNAP" record \
 	    --tee - -o "$d/cap.dtsnap" -c "sh $work/loop.sh $RECORD_USTACK_SECS" \
 	    -s "$work/ustack.d" >"$d/tee.out" 2>"$d/tee.err" </dev/null
 	rc=$?
