@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "decode.h"
+#include "dtsnap_dof.h"
 #include "synth.h"
 #ifdef HAVE_LIBDTRACE
 #include "record.h"
@@ -2180,6 +2181,7 @@ static const char main_usage[] =
 "  dump FILE                       every item and principal record\n"
 "  convert [-f json|cbor] IN [-o OUT]  CBOR <-> JSON Lines, zstd (--zstd)\n"
 "  synth DESC.json [-o OUT]        write the capture a description stands for\n"
+"  dof [-f text|json] FILE         list a DOF object (dtrace -G, .SUNW_dof)\n"
 "  record [dtrace options] -o OUT  run D like dtrace(1), capture it (--tee)\n"
 "\n"
 "'dtsnap COMMAND --help' describes one command.  See dtsnap(1).\n";
@@ -2211,6 +2213,8 @@ main(int argc, char **argv)
 		return cmd_validate(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "info") == 0)
 		return cmd_info(&c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "dof") == 0)
+		return dtsnap_dof_main(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "record") == 0) {
 #ifdef HAVE_LIBDTRACE
 		return record_main(argc - 1, argv + 1);

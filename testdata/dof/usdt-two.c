@@ -1,0 +1,10 @@
+#include "usdt-two.h"
+int
+main(int argc, char **argv)
+{
+	if (ALPHA_START_ENABLED())
+		ALPHA_START(argc, argv[0]);
+	ALPHA_DONE();
+	BETA_GO(1, 2, 3);
+	return 0;
+}
