@@ -3,12 +3,13 @@
 #
 #  1. legacy DOF built by cmd/tests/dofgen.py from the specification's
 #     tables (every DIF opcode once, subroutines, variables, relocations,
-#     an ECB with a predicate and actions), in both byte orders: the DIF
+#     an ECB with a predicate and actions, a provider with a translated
+#     argument and is-enabled offsets), in both byte orders: the DIF
 #     listing equals testdata/dof/legacy.dis and the ECB lines
 #     testdata/dof/legacy.ecb, both written by hand from dt_dis.c's
 #     formats and the instruction encodings dofgen.py documents; the
-#     header and section table (-f json) equal the layout dofgen.py wrote
-#     (facts.json)
+#     header, section table and probe (-f json) equal what dofgen.py
+#     wrote (facts.json, and the provider's values)
 #  2. damaged copies: each fault is reported on stderr exactly as
 #     testdata/dof/NAME.err says (file, section, byte offset from
 #     facts.json), exit status 1, and what the fault does not touch is
@@ -89,6 +90,17 @@ if d[0]["instructions"][36]["text"] != "setx DT_INTEGER[1], %r3\t\t! 0xfffffffff
     sys.exit("setx text %r" % d[0]["instructions"][36]["text"])
 if d[0]["integers"] != [42, "18446744073709551615"]:
     sys.exit("integers %r" % d[0]["integers"])
+# the provider dofgen.py wrote
+want = {"provider": "prov", "function": "fn", "name": "pr",
+        "provider_section": 20, "probes_section": 16, "address": 0x401000,
+        "native_args": ["int", "char *"], "translated_args": ["string"],
+        "argmap": [1], "offsets": [0x10, 0x24], "enabled_offsets": [0x8],
+        "probe_attributes": {"name": "Private", "data": "Private",
+                             "class": "Unknown"},
+        "argument_attributes": {"name": "Evolving", "data": "Evolving",
+                                "class": "Common"}}
+if got["probes"] != [want]:
+    sys.exit("probes %r" % got["probes"])
 EOF
 	); then
 		ok "$v: header and sections (json) as laid out"
@@ -98,7 +110,7 @@ EOF
 done
 
 # 2. damaged DOF: located errors, the rest listed
-for v in bad-size bad-string loop bad-secnum bad-entsize; do
+for v in bad-size bad-string loop bad-secnum bad-entsize bad-count bad-nargc; do
 	"$DTSNAP" dof "$work/$v.dof" >"$work/$v.out" 2>"$work/$v.err"
 	rc=$?
 	sed "s|@FILE@|$work/$v.dof|" "$exp/$v.err" >"$work/$v.experr"
@@ -113,7 +125,8 @@ done
 if why=$("$PY" - "$work/facts.json" "$exp" <<'EOF'
 import json, sys
 f = json.load(open(sys.argv[1]))
-for name in ("bad-size", "bad-string", "loop", "bad-secnum", "bad-entsize"):
+for name in ("bad-size", "bad-string", "loop", "bad-secnum", "bad-entsize",
+             "bad-count", "bad-nargc"):
     first = open("%s/%s.err" % (sys.argv[2], name)).readline()
     if ": offset %d: " % f[name]["at"] not in first:
         sys.exit("%s: first error not at offset %d" % (name, f[name]["at"]))
@@ -124,12 +137,14 @@ else
 	not_ok "damaged: errors name the corrupted offsets" "$why"
 fi
 # what each fault leaves intact is still listed
-dis "$work/bad-string.out" >"$work/bs.dis"
-if cmp -s "$exp/legacy.dis" "$work/bs.dis"; then
-	ok "bad-string: both DIFOs still listed"
-else
-	not_ok "bad-string: both DIFOs still listed"
-fi
+for v in bad-string bad-count bad-nargc; do
+	dis "$work/$v.out" >"$work/bs.dis"
+	if cmp -s "$exp/legacy.dis" "$work/bs.dis"; then
+		ok "$v: both DIFOs still listed"
+	else
+		not_ok "$v: both DIFOs still listed"
+	fi
+done
 dis "$work/bad-entsize.out" >"$work/be.dis"
 if cmp -s "$exp/legacy.dis" "$work/be.dis" &&
     grep -q '^ECB \[section 14\] dtrace:::BEGIN' "$work/bad-entsize.out"; then

@@ -99,6 +99,8 @@ VARS = [
 ]
 
 ECBSTR = b"\0dtrace\0\0BEGIN\0hello %d\0"
+PSTR = b"\0prov\0fn\0pr\0int\0char *\0string\0"
+PROBES, PRARGS, PROFFS, PRENOFFS, PROVIDER = 16, 17, 18, 26, 15
 
 
 class Dof:
@@ -168,6 +170,22 @@ def legacy(e):
                     ECBSTR.index(b"hello"), 0) +
                   p("4I2Q", NONE, NONE, 2, 0, 0, 7), 8, 32)
     s_ecb = d.add(ECBDESC, p("4IQ", s_pd, s_pred, s_act, 0, 0x1234), 8)
+    # a provider "prov" (DOF version 2 layout, with prenoffs) of one
+    # probe fn:pr, native (int, char *), translated (string) from arg 1,
+    # offsets 0x10 0x24, is-enabled offset 0x8
+    s_pstr = d.add(STRTAB, PSTR, 1)
+    s_probes = d.add(PROBES, p("Q6I2BHIHHI", 0x401000, PSTR.index(b"fn"),
+                               PSTR.index(b"\0pr\0") + 1, PSTR.index(b"int"),
+                               PSTR.index(b"string"), 0, 0, 2, 1, 2, 0, 1,
+                               0, 0), 8, 48)
+    s_args = d.add(PRARGS, bytes([1]), 1, 1)
+    s_offs = d.add(PROFFS, p("2I", 0x10, 0x24), 4, 4)
+    s_enoffs = d.add(PRENOFFS, p("I", 0x8), 4, 4)
+    attr = lambda n, dd, c: n << 24 | dd << 16 | c << 8
+    d.add(PROVIDER, p("11I", s_pstr, s_probes, s_args, s_offs,
+                      PSTR.index(b"prov"), attr(5, 5, 5), attr(1, 1, 0),
+                      attr(1, 1, 0), attr(5, 5, 5), attr(5, 5, 5),
+                      s_enoffs), 4)
     return d
 
 
@@ -207,6 +225,10 @@ def main():
     damaged("bad-secnum", [(28, "I", 0xffffffff)], at=28)
     # an action table whose entries are smaller than an actdesc
     damaged("bad-entsize", [(sec(13) + 12, "I", 8)], at=sec(13))
+    # absurd counts: 65535 offsets from index 0 of a two-entry table;
+    # 255 native arguments from a string table of six strings
+    damaged("bad-count", [(offs[16] + 34, "H", 0xffff)], at=offs[16] + 28)
+    damaged("bad-nargc", [(offs[16] + 32, "B", 255)], at=offs[16] + 16)
     json.dump(facts, open(os.path.join(out, "facts.json"), "w"), indent=1)
 
 
