@@ -6,7 +6,7 @@
  * reader, metadata tables and buffer walker (dtc_private.h), so that they
  * see exactly what a decoder sees; validate decodes it as dtconsume does
  * (decode.c); convert maps the CBOR items to JSON Lines and back without
- * losing a bit; synth is in synth*.c.
+ * losing a bit; synth is in synth*.c, dof in dtsnap_dof.c.
  */
 #include "config.h"
 

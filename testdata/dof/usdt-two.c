@@ -1,3 +1,4 @@
+#include <unistd.h>
 #include "usdt-two.h"
 int
 main(int argc, char **argv)
@@ -6,5 +7,8 @@ main(int argc, char **argv)
 		ALPHA_START(argc, argv[0]);
 	ALPHA_DONE();
 	BETA_GO(1, 2, 3);
+	/* live_dof.sh lists the probes of a running process */
+	if (argc > 1)
+		pause();
 	return 0;
 }
