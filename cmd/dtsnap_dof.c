@@ -351,6 +351,41 @@ text_list(FILE *o, const char *what, const dtc_dof *d)
 /* JSON                                                                */
 /* ------------------------------------------------------------------ */
 
+/* DOF bytes as a JSON string: UTF-8 as it is, anything else read as
+ * Latin-1 as the other JSON writers do (formats/json.c, jstr.c), so that
+ * jansson never refuses a string and leaves its object out */
+static json_t *
+jtextn(const char *s, size_t n)
+{
+	json_t *j;
+	char *l;
+	size_t i, k;
+
+	if ((j = json_stringn(s, n)) != NULL)
+		return j;
+	if (n > (SIZE_MAX - 1) / 2 || (l = malloc(2 * n + 1)) == NULL)
+		return json_string("");
+	for (i = k = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x80) {
+			l[k++] = (char)c;
+		} else {
+			l[k++] = (char)(0xc0 | c >> 6);
+			l[k++] = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	j = json_stringn(l, k);
+	free(l);
+	return j;
+}
+
+static json_t *
+jtext(const char *s)
+{
+	return jtextn(s, strlen(s));
+}
+
 static json_t *
 jstrs(const char **v, size_t n)
 {
@@ -358,7 +393,7 @@ jstrs(const char **v, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, jtext(v[i]));
 	return a;
 }
 
@@ -420,25 +455,25 @@ json_difo(const dtc_dof_difo *f)
 		line = line != NULL && strlen(line) > 17 ? line + 17 : "";
 		if ((nl = strchr(line, '\n')) != NULL)
 			*nl = '\0';
-		json_array_append_new(ins, json_pack("{s:I, s:I, s:s}", "off",
+		json_array_append_new(ins, json_pack("{s:I, s:I, s:o}", "off",
 		    (json_int_t)i, "instr", (json_int_t)f->text[i], "text",
-		    line));
+		    jtext(line)));
 	}
 	json_object_set_new(o, "instructions", ins);
 	ints = json_array();
 	for (i = 0; i < f->intlen; i++)
 		json_array_append_new(ints, ju64(f->inttab[i]));
 	json_object_set_new(o, "integers", ints);
-	json_object_set_new(o, "strings", json_stringn(f->strtab, f->strlen));
+	json_object_set_new(o, "strings", jtextn(f->strtab, f->strlen));
 	vars = json_array();
 	for (i = 0; i < f->nvars; i++) {
 		const dtc_dof_var *v = &f->vars[i];
 
 		dtc_buf_reset(&b);
 		dtc_dif_typestr(v->tkind, v->tckind, v->tflags, v->tsize, &b);
-		json_array_append_new(vars, json_pack("{s:s, s:I, s:I, s:I, "
-		    "s:I, s:s}", "name", v->name < f->strlen ?
-		    f->strtab + v->name : "", "id", (json_int_t)v->id, "kind",
+		json_array_append_new(vars, json_pack("{s:o, s:I, s:I, s:I, "
+		    "s:I, s:s}", "name", jtext(v->name < f->strlen ?
+		    f->strtab + v->name : ""), "id", (json_int_t)v->id, "kind",
 		    (json_int_t)v->kind, "scope", (json_int_t)v->scope, "flags",
 		    (json_int_t)v->flags, "type", b.s != NULL ? b.s : ""));
 	}
@@ -484,10 +519,11 @@ json_list(const dtc_dof *d)
 
 		for (j = 0; j < p->xargc; j++)
 			json_array_append_new(m, json_integer(p->argmap[j]));
-		json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:I, s:I, "
+		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:I, s:I, "
 		    "s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-		    "provider", p->provider, "function", p->function, "name",
-		    p->name, "provider_section", (json_int_t)p->provsec,
+		    "provider", jtext(p->provider), "function",
+		    jtext(p->function), "name", jtext(p->name),
+		    "provider_section", (json_int_t)p->provsec,
 		    "probes_section", (json_int_t)p->probesec,
 		    "address", ju64(p->addr),
 		    "native_args", jstrs(p->nargv, p->nargc),
@@ -516,13 +552,13 @@ json_list(const dtc_dof *d)
 				    (size_t)ac->difo)->section));
 			if (ac->str != NULL)
 				json_object_set_new(x, "string",
-				    json_string(ac->str));
+				    jtext(ac->str));
 			json_array_append_new(acts, x);
 		}
-		x = json_pack("{s:I, s:s, s:s, s:s, s:s, s:I, s:o, s:o}",
-		    "section", (json_int_t)e->section, "provider", e->provider,
-		    "module", e->module, "function", e->function, "name",
-		    e->name, "id", (json_int_t)e->id, "uarg", ju64(e->uarg),
+		x = json_pack("{s:I, s:o, s:o, s:o, s:o, s:I, s:o, s:o}",
+		    "section", (json_int_t)e->section, "provider",
+		    jtext(e->provider), "module", jtext(e->module), "function",
+		    jtext(e->function), "name", jtext(e->name), "id", (json_int_t)e->id, "uarg", ju64(e->uarg),
 		    "actions", acts);
 		if (e->pred >= 0)
 			json_object_set_new(x, "predicate_section",
@@ -541,9 +577,9 @@ json_list(const dtc_dof *d)
 		const dtc_error *e = dtc_dof_problem(d, i);
 
 		dtc_error_format(e, msg, sizeof(msg));
-		json_array_append_new(a, json_pack("{s:I, s:s, s:s}",
-		    "offset", (json_int_t)e->offset, "text", e->text,
-		    "message", msg));
+		json_array_append_new(a, json_pack("{s:I, s:o, s:o}",
+		    "offset", (json_int_t)e->offset, "text", jtext(e->text),
+		    "message", jtext(msg)));
 	}
 	json_object_set_new(o, "problems", a);
 	return o;

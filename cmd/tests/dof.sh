@@ -178,6 +178,23 @@ else
 	not_ok "bad-secnum: header listed, no section read"
 fi
 
+# a name that is not UTF-8 is Latin-1 in JSON, not a probe left out
+"$PY" - "$work/legacy.dof" "$work/latin1.dof" <<'EOF'
+import sys
+b = bytearray(open(sys.argv[1], "rb").read())
+i = b.index(b"\0pr\0int\0")
+b[i + 1] = 0xe9                         # "pr" -> "\xe9r"
+open(sys.argv[2], "wb").write(b)
+EOF
+if "$DTSNAP" dof -f json "$work/latin1.dof" 2>/dev/null |
+    "$PY" -c 'import json, sys
+p = json.load(sys.stdin)["probes"]
+sys.exit(0 if [x["name"] for x in p] == ["\u00e9r"] else 1)'; then
+	ok "json: a name that is not UTF-8 is read as Latin-1"
+else
+	not_ok "json: a name that is not UTF-8 is read as Latin-1"
+fi
+
 # 4. no DOF at all
 printf 'hello, world\n' >"$work/plain"
 "$DTSNAP" dof "$work/plain" >/dev/null 2>"$work/plain.err"
