@@ -28,6 +28,7 @@
 
 #include "cli.h"
 #include "dtsnap_dof.h"
+#include "jstr.h"
 
 #define MAXFILE ((size_t)1 << 30)   /* bytes of an input file read */
 
@@ -352,32 +353,14 @@ text_list(FILE *o, const char *what, const dtc_dof *d)
 /* ------------------------------------------------------------------ */
 
 /* DOF bytes as a JSON string: UTF-8 as it is, anything else read as
- * Latin-1 as the other JSON writers do (formats/json.c, jstr.c), so that
- * jansson never refuses a string and leaves its object out */
+ * Latin-1 as the other JSON writers do, so that jansson never refuses a
+ * string and leaves its object out */
 static json_t *
 jtextn(const char *s, size_t n)
 {
-	json_t *j;
-	char *l;
-	size_t i, k;
+	json_t *j = jstr_json(s, n);
 
-	if ((j = json_stringn(s, n)) != NULL)
-		return j;
-	if (n > (SIZE_MAX - 1) / 2 || (l = malloc(2 * n + 1)) == NULL)
-		return json_string("");
-	for (i = k = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x80) {
-			l[k++] = (char)c;
-		} else {
-			l[k++] = (char)(0xc0 | c >> 6);
-			l[k++] = (char)(0x80 | (c & 0x3f));
-		}
-	}
-	j = json_stringn(l, k);
-	free(l);
-	return j;
+	return j != NULL ? j : json_string("");
 }
 
 static json_t *
