@@ -12,8 +12,12 @@
  * (an ECB to its probe description, actions and predicate DIFO; a DIFO
  * header to its DIF, string, integer and variable tables), and each DIFO
  * is parsed once, by section: a loop of links cannot make the parser go
- * round.  What is kept is allocated in proportion to the input (every
- * table entry takes input bytes), with the problem list capped.
+ * round.  What is kept is allocated in proportion to the input: a table
+ * section is converted once however many entries link to it (cache), a
+ * probes section belongs to one provider, offsets point into their
+ * converted section, argument mappings into the bytes, argument type
+ * lists have a budget of one pointer per input byte, and the problem
+ * list is capped.
  *
  * Both encodings (DOF_ENCODE_LSB, MSB) are read; the structures are the
  * same in both data models.
@@ -73,6 +77,10 @@ struct dtc_dof {
 	dtc_dof_difo *difos;
 	size_t ndifos;
 	long *difo_of;          /* per section: its DIFO index, or -1 */
+	void **cache;           /* per section: what was parsed of it */
+	size_t *cachen;         /* its entries */
+	uint32_t *cacheaux;     /* reltab: the strtab its names came from */
+	uint64_t argbudget;     /* argument type pointers still allowed */
 	dtc_error *probs;
 	size_t nprobs, capprobs, lost;
 	void **allocs;          /* everything else the object owns */
@@ -184,6 +192,22 @@ own(dtc_dof *d, size_t n, size_t size)
 	if ((p = calloc(n ? n : 1, size ? size : 1)) == NULL)
 		return NULL;
 	d->allocs[d->nallocs++] = p;
+	return p;
+}
+
+/* What section sec was converted to, when it was already (n entries). */
+static void *
+cached(const dtc_dof *d, uint32_t sec, size_t *n)
+{
+	*n = d->cachen[sec];
+	return d->cache[sec];
+}
+
+static void *
+keep(dtc_dof *d, uint32_t sec, void *p, size_t n)
+{
+	d->cache[sec] = p;
+	d->cachen[sec] = n;
 	return p;
 }
 
@@ -327,8 +351,9 @@ read_relocs(dtc_dof *d, uint32_t i)
 	const dtc_dof_section *h = &d->secs[i], *st, *rs;
 	dtc_dof_difo *f;
 	dtc_dof_reloc *r;
-	uint32_t tgt, es, n, k;
+	uint32_t tgt, es, n, k, rsec;
 	uint64_t o = h->offset;
+	size_t nr;
 
 	if (h->size < RELHSIZE) {
 		problem(d, DTC_E_TRUNCATED, i, o, "relocation header of %llu "
@@ -349,9 +374,6 @@ read_relocs(dtc_dof *d, uint32_t i)
 	    (rs = link_to(d, i, o + 4, rd32(d, o + 4), S_RELTAB,
 	    "relocations")) == NULL)
 		return;
-	if ((es = entsize_of(d, (uint32_t)(rs - d->secs), RELSIZE)) == 0)
-		return;
-	n = (uint32_t)(rs->size / es);
 	f = &d->difos[d->difo_of[tgt]];
 	if ((h->type == S_KRELHDR ? f->nkrel : f->nurel) != 0) {
 		problem(d, DTC_E_DUPLICATE, i, o, "second %s relocation "
@@ -359,17 +381,35 @@ read_relocs(dtc_dof *d, uint32_t i)
 		    h->type == S_KRELHDR ? "kernel" : "user", tgt);
 		return;
 	}
-	if ((r = own(d, n, sizeof(*r))) == NULL)
-		return;
-	for (k = 0; k < n; k++) {
-		uint64_t e = rs->offset + (uint64_t)k * es;
+	rsec = (uint32_t)(rs - d->secs);
+	if ((r = cached(d, rsec, &nr)) != NULL) {
+		/* the names were read from the first header's string table */
+		if (d->cacheaux[rsec] != (uint32_t)(st - d->secs)) {
+			problem(d, DTC_E_DUPLICATE, i, o, "relocations of "
+			    "section %u named from string table %td, but from "
+			    "%u before (ignored)", rsec, st - d->secs,
+			    d->cacheaux[rsec]);
+			return;
+		}
+		n = (uint32_t)nr;
+	} else {
+		if ((es = entsize_of(d, rsec, RELSIZE)) == 0)
+			return;
+		n = (uint32_t)(rs->size / es);
+		if ((r = own(d, n, sizeof(*r))) == NULL)
+			return;
+		for (k = 0; k < n; k++) {
+			uint64_t e = rs->offset + (uint64_t)k * es;
 
-		r[k].name = rd32(d, e);
-		r[k].type = rd32(d, e + 4);
-		r[k].offset = rd64(d, e + 8);
-		r[k].data = rd64(d, e + 16);
-		r[k].str = str_at(d, (uint32_t)(rs - d->secs), e, st,
-		    r[k].name, "relocation name");
+			r[k].name = rd32(d, e);
+			r[k].type = rd32(d, e + 4);
+			r[k].offset = rd64(d, e + 8);
+			r[k].data = rd64(d, e + 16);
+			r[k].str = str_at(d, rsec, e, st, r[k].name,
+			    "relocation name");
+		}
+		keep(d, rsec, r, n);
+		d->cacheaux[rsec] = (uint32_t)(st - d->secs);
 	}
 	if (h->type == S_KRELHDR) {
 		f->krel = r;
@@ -433,6 +473,28 @@ read_difo(dtc_dof *d, uint32_t i)
 			    "(section %u, ignored)", secnames[type], idx);
 			continue;
 		}
+		/* a table another DIFO linked to is converted already */
+		if (type != S_XLTAB) {
+			size_t cn;
+			void *c = cached(d, idx, &cn);
+
+			if (c != NULL) {
+				if (type == S_DIF) {
+					f->text = c;
+					f->len = cn;
+				} else if (type == S_STRTAB) {
+					f->strtab = c;
+					f->strlen = cn;
+				} else if (type == S_INTTAB) {
+					f->inttab = c;
+					f->intlen = cn;
+				} else {
+					f->vars = c;
+					f->nvars = cn;
+				}
+				continue;
+			}
+		}
 		switch (type) {
 		case S_DIF: {
 			uint32_t *t;
@@ -442,7 +504,7 @@ read_difo(dtc_dof *d, uint32_t i)
 				return;
 			for (j = 0; j < n; j++)
 				t[j] = rd32(d, s->offset + (uint64_t)j * 4);
-			f->text = t;
+			f->text = keep(d, idx, t, n);
 			f->len = n;
 			break;
 		}
@@ -454,7 +516,7 @@ read_difo(dtc_dof *d, uint32_t i)
 			if ((t = own(d, (size_t)s->size + 1, 1)) == NULL)
 				return;
 			memcpy(t, d->buf + s->offset, (size_t)s->size);
-			f->strtab = t;
+			f->strtab = keep(d, idx, t, (size_t)s->size);
 			f->strlen = (size_t)s->size;
 			break;
 		}
@@ -470,7 +532,7 @@ read_difo(dtc_dof *d, uint32_t i)
 				return;
 			for (j = 0; j < n; j++)
 				t[j] = rd64(d, s->offset + (uint64_t)j * 8);
-			f->inttab = t;
+			f->inttab = keep(d, idx, t, n);
 			f->intlen = n;
 			break;
 		}
@@ -496,7 +558,7 @@ read_difo(dtc_dof *d, uint32_t i)
 				v[j].tflags = d->buf[e + 14];
 				v[j].tsize = rd32(d, e + 16);
 			}
-			f->vars = v;
+			f->vars = keep(d, idx, v, n);
 			f->nvars = n;
 			break;
 		}
@@ -528,6 +590,12 @@ str_list(dtc_dof *d, uint32_t from, uint64_t at, const dtc_dof_section *st,
 	const char **v;
 	unsigned k;
 
+	if (n > d->argbudget) {
+		problem(d, DTC_E_LIMIT, from, at, "%s: more argument types "
+		    "than the DOF has bytes", what);
+		return NULL;
+	}
+	d->argbudget -= n;
 	if ((v = own(d, n, sizeof(*v))) == NULL)
 		return NULL;
 	for (k = 0; k < n; k++) {
@@ -538,13 +606,14 @@ str_list(dtc_dof *d, uint32_t from, uint64_t at, const dtc_dof_section *st,
 	return v;
 }
 
-/* count uint32s from index idx of section s (proffs, prenoffs) */
+/* count uint32s from index idx of section s (proffs, prenoffs): a
+ * pointer into the section, converted once */
 static const uint32_t *
 u32_run(dtc_dof *d, uint32_t from, uint64_t at, const dtc_dof_section *s,
     uint32_t idx, size_t count, const char *what)
 {
-	uint32_t *v;
-	size_t k;
+	uint32_t *v, sec = (uint32_t)(s - d->secs);
+	size_t k, n;
 
 	if (count == 0)
 		return NULL;
@@ -555,11 +624,15 @@ u32_run(dtc_dof *d, uint32_t from, uint64_t at, const dtc_dof_section *s,
 		    (unsigned long long)(s->size / 4));
 		return NULL;
 	}
-	if ((v = own(d, count, sizeof(*v))) == NULL)
-		return NULL;
-	for (k = 0; k < count; k++)
-		v[k] = rd32(d, s->offset + ((uint64_t)idx + k) * 4);
-	return v;
+	if ((v = cached(d, sec, &n)) == NULL) {
+		n = (size_t)(s->size / 4);
+		if ((v = own(d, n, sizeof(*v))) == NULL)
+			return NULL;
+		for (k = 0; k < n; k++)
+			v[k] = rd32(d, s->offset + (uint64_t)k * 4);
+		keep(d, sec, v, n);
+	}
+	return v + idx;
 }
 
 static void
@@ -594,6 +667,14 @@ read_provider(dtc_dof *d, uint32_t i)
 		    "is-enabled offsets");
 	for (a = 0; a < 5; a++)
 		attr[a] = rd32(d, o + 20 + (uint64_t)a * 4);
+	/* a probes section is one provider's: were it shared, each
+	 * provider would list (and allocate) all its probes again */
+	if (d->cache[ps - d->secs] != NULL) {
+		problem(d, DTC_E_DUPLICATE, i, o + 4, "probes section %td "
+		    "belongs to an earlier provider (ignored)", ps - d->secs);
+		return;
+	}
+	keep(d, (uint32_t)(ps - d->secs), d, 0);
 	if ((es = entsize_of(d, (uint32_t)(ps - d->secs), PROBESIZE)) == 0)
 		return;
 	n = (uint32_t)(ps->size / es);
@@ -636,7 +717,7 @@ read_provider(dtc_dof *d, uint32_t i)
 			continue;
 		argidx = rd32(d, e + 24);
 		if (p->xargc > 0) {
-			uint8_t *m;
+			const uint8_t *m;
 			unsigned j;
 
 			if (args == NULL)
@@ -649,9 +730,7 @@ read_provider(dtc_dof *d, uint32_t i)
 				    (unsigned long long)args->size);
 				continue;
 			}
-			if ((m = own(d, p->xargc, 1)) == NULL)
-				return;
-			memcpy(m, d->buf + args->offset + argidx, p->xargc);
+			m = d->buf + args->offset + argidx;
 			for (j = 0; j < p->xargc; j++)
 				if (m[j] >= p->nargc)
 					problem(d, DTC_E_BADVALUE, psec, e + 24,
@@ -742,6 +821,9 @@ read_ecb(dtc_dof *d, uint32_t i)
 	aidx = rd32(d, o + 8);
 	if (aidx != NONE_IDX && (as = link_to(d, i, o + 8, aidx, S_ACTDESC,
 	    "actions")) != NULL &&
+	    (c->actions = cached(d, aidx, &c->nactions)) != NULL) {
+		/* another ECB's actions: read once */
+	} else if (aidx != NONE_IDX && as != NULL &&
 	    (es = entsize_of(d, aidx, ACTSIZE)) != 0) {
 		n = (uint32_t)(as->size / es);
 		if ((acts = own(d, n, sizeof(*acts))) == NULL)
@@ -771,7 +853,7 @@ read_ecb(dtc_dof *d, uint32_t i)
 					    "action string");
 			}
 		}
-		c->actions = acts;
+		c->actions = keep(d, aidx, acts, n);
 		c->nactions = n;
 	}
 	d->necbs++;
@@ -858,8 +940,12 @@ dtc_dof_open(const void *data, size_t len, const char *source,
 		d->nsecs = d->hdr.secnum;
 	if (d->nsecs > 0 &&
 	    ((d->secs = calloc(d->nsecs, sizeof(*d->secs))) == NULL ||
-	    (d->difo_of = calloc(d->nsecs, sizeof(*d->difo_of))) == NULL))
+	    (d->difo_of = calloc(d->nsecs, sizeof(*d->difo_of))) == NULL ||
+	    (d->cache = calloc(d->nsecs, sizeof(*d->cache))) == NULL ||
+	    (d->cachen = calloc(d->nsecs, sizeof(*d->cachen))) == NULL ||
+	    (d->cacheaux = calloc(d->nsecs, sizeof(*d->cacheaux))) == NULL))
 		goto nomem;
+	d->argbudget = len;
 	read_sections(d);
 	for (i = 0; i < d->nsecs; i++) {
 		d->difo_of[i] = -1;
@@ -910,6 +996,9 @@ dtc_dof_close(dtc_dof *d)
 	free(d->probes);
 	free(d->probs);
 	free(d->difo_of);
+	free(d->cache);
+	free(d->cachen);
+	free(d->cacheaux);
 	free(d->secs);
 	free(d->buf);
 	free(d);
