@@ -110,7 +110,8 @@ EOF
 done
 
 # 2. damaged DOF: located errors, the rest listed
-for v in bad-size bad-string loop bad-secnum bad-entsize bad-count bad-nargc; do
+for v in bad-size bad-string loop bad-secnum bad-entsize bad-count bad-nargc \
+    shared-probes; do
 	"$DTSNAP" dof "$work/$v.dof" >"$work/$v.out" 2>"$work/$v.err"
 	rc=$?
 	sed "s|@FILE@|$work/$v.dof|" "$exp/$v.err" >"$work/$v.experr"
@@ -126,7 +127,7 @@ if why=$("$PY" - "$work/facts.json" "$exp" <<'EOF'
 import json, sys
 f = json.load(open(sys.argv[1]))
 for name in ("bad-size", "bad-string", "loop", "bad-secnum", "bad-entsize",
-             "bad-count", "bad-nargc"):
+             "bad-count", "bad-nargc", "shared-probes"):
     first = open("%s/%s.err" % (sys.argv[2], name)).readline()
     if ": offset %d: " % f[name]["at"] not in first:
         sys.exit("%s: first error not at offset %d" % (name, f[name]["at"]))
@@ -137,7 +138,7 @@ else
 	not_ok "damaged: errors name the corrupted offsets" "$why"
 fi
 # what each fault leaves intact is still listed
-for v in bad-string bad-count bad-nargc; do
+for v in bad-string bad-count bad-nargc shared-probes; do
 	dis "$work/$v.out" >"$work/bs.dis"
 	if cmp -s "$exp/legacy.dis" "$work/bs.dis"; then
 		ok "$v: both DIFOs still listed"
@@ -178,6 +179,13 @@ else
 	not_ok "bad-secnum: header listed, no section read"
 fi
 
+if [ "$("$DTSNAP" dof -f json "$work/shared-probes.dof" 2>/dev/null |
+    "$PY" -c 'import json, sys; print(len(json.load(sys.stdin)["probes"]))')" = 1 ]
+then
+	ok "shared-probes: the shared probes listed once"
+else
+	not_ok "shared-probes: the shared probes listed once"
+fi
 # a name that is not UTF-8 is Latin-1 in JSON, not a probe left out
 "$PY" - "$work/legacy.dof" "$work/latin1.dof" <<'EOF'
 import sys

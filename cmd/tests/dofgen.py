@@ -229,6 +229,13 @@ def main():
     # 255 native arguments from a string table of six strings
     damaged("bad-count", [(offs[16] + 34, "H", 0xffff)], at=offs[16] + 28)
     damaged("bad-nargc", [(offs[16] + 32, "B", 255)], at=offs[16] + 16)
+    # a second provider linking the first one's probes section: read
+    # once (listing it twice would let a few bytes allocate without end)
+    d = legacy("<")
+    d.add(PROVIDER, d.secs[20][4], 4)
+    b = d.build()
+    open(os.path.join(out, "shared-probes.dof"), "wb").write(b)
+    facts["shared-probes"] = {"at": d.offsets[21] + 4}
     json.dump(facts, open(os.path.join(out, "facts.json"), "w"), indent=1)
 
 
