@@ -31,13 +31,16 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-livedof.XXXXXX") || exit 99
 pids=
 # shellcheck disable=SC2064
 trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
+# -no-pie: dtrace -G turns the probe calls into R_X86_64_NONE relocations
+# against absolute symbols, which ld refuses in a position-independent
+# executable
 for t in "$top_srcdir"/testdata/dof/usdt-*.d; do
 	name=$(basename "$t" .d)
 	cp "$t" "$work/$name.d"
 	if ! (cd "$work" && "$DTRACE" -h -s "$name.d" -o "$name.h" &&
 	    cc -c -o "$name.o" -I. -x c "$top_srcdir/testdata/dof/$name.c" &&
 	    "$DTRACE" -G -s "$name.d" -o "$name-dof.o" "$name.o" &&
-	    cc -o "$name" "$name.o" "$name-dof.o") >"$work/$name.log" 2>&1
+	    cc -no-pie -o "$name" "$name.o" "$name-dof.o") >"$work/$name.log" 2>&1
 	then
 		not_ok "$name: build" "$(tail -n 3 "$work/$name.log")"
 		continue

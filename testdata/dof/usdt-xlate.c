@@ -1,3 +1,4 @@
+#include <unistd.h>
 #include "usdt-xlate.h"
 static int
 work(int n)
@@ -11,7 +12,13 @@ work(int n)
 int
 main(int argc, char **argv)
 {
+	int n;
+
 	(void)argv;
 	XL_SAME(argc);
-	return work(argc);
+	n = work(argc);
+	/* live_dof.sh lists the probes of a running process */
+	if (argc > 1)
+		pause();
+	return n;
 }
