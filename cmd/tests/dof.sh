@@ -15,8 +15,9 @@
 #     facts.json), exit status 1, and what the fault does not touch is
 #     still listed (the DIF listing of the intact DIFO)
 #  3. dtrace -G objects (dtrace-utils, when present): several provider
-#     definitions (two providers, is-enabled probes, translated
-#     arguments); every provider, probe, function, native and translated
+#     definitions (testdata/dof/usdt-*.d: two providers, is-enabled
+#     probes, translated arguments, "__" names, ten arguments, a probe in
+#     two functions); every provider, probe, function, native and translated
 #     argument type and argument mapping is compared with the provider
 #     definition, and every offset and is-enabled offset with the call
 #     sites readelf finds in the object before dtrace -G rewrites it
@@ -63,7 +64,7 @@ for v in legacy legacy-msb; do
 		    "$(diff "$exp/legacy.ecb" "$work/$v.ecb")"
 	fi
 	"$DTSNAP" dof -f json "$work/$v.dof" >"$work/$v.json" 2>/dev/null
-	if why=$("$PY" - "$work/$v.json" "$work/facts.json" "$v" <<'EOF'
+	if why=$("$PY" - "$work/$v.json" "$work/facts.json" "$v" 2>&1 <<'EOF'
 import json, sys
 got = json.load(open(sys.argv[1]))
 fact = json.load(open(sys.argv[2]))[sys.argv[3]]
@@ -123,7 +124,7 @@ for v in bad-size bad-string loop bad-secnum bad-entsize bad-count bad-nargc \
 	fi
 done
 # the offsets in the .err files are the ones dofgen.py corrupted
-if why=$("$PY" - "$work/facts.json" "$exp" <<'EOF'
+if why=$("$PY" - "$work/facts.json" "$exp" 2>&1 <<'EOF'
 import json, sys
 f = json.load(open(sys.argv[1]))
 for name in ("bad-size", "bad-string", "loop", "bad-secnum", "bad-entsize",
@@ -250,7 +251,7 @@ for t in "$top_srcdir"/testdata/dof/usdt-*.d; do
 		continue
 	fi
 	if why=$("$PY" "$top_srcdir/cmd/tests/dofcheck.py" "$work/$name.d" \
-	    "$work/$name.readelf" "$work/$name.json"); then
+	    "$work/$name.readelf" "$work/$name.json" 2>&1); then
 		ok "$name: providers, probes, arguments, offsets ($why)"
 	else
 		not_ok "$name: providers, probes, arguments, offsets" "$why"

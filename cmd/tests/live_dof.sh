@@ -58,7 +58,7 @@ for t in "$top_srcdir"/testdata/dof/usdt-*.d; do
 	kill "$pid" 2>/dev/null
 	"$DTSNAP" dof -f json "$work/$name-dof.o" >"$work/$name.json"
 	if why=$("${PYTHON3:-python3}" - "$work/$name.list" "$work/$name.json" \
-	    "$pid" <<'PY'
+	    "$pid" 2>&1 <<'PY'
 import json, re, sys
 listed, cur = {}, None
 for line in open(sys.argv[1]):
