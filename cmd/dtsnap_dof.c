@@ -122,14 +122,14 @@ elf_dof(cli *c, const char *path, uint8_t *img, size_t len,
 		    strcmp(name, ".SUNW_dof") != 0)
 			continue;
 		if (sh.sh_type == SHT_NOBITS ||
-		    (data = elf_getdata(scn, NULL)) == NULL ||
+		    (data = elf_rawdata(scn, NULL)) == NULL ||
 		    data->d_buf == NULL) {
 			cli_warn(c, "%s: .SUNW_dof has no data", path);
 			elf_end(e);
 			return -1;
 		}
-		/* d_buf points into img: an ELF of the host's byte order is
-		 * read in place, and DOF is bytes (no translation applies) */
+		/* the raw bytes, in img: DOF says its own byte order, so
+		 * nothing of the ELF's applies */
 		*dof = data->d_buf;
 		*doflen = data->d_size;
 		found = 1;
