@@ -188,9 +188,12 @@ attr_min(const uint32_t *a, int n)
 
 static const struct { uint32_t kind; const char *name; } actkinds[] = {
 	{ 0, "none" }, { 1, "difexpr" }, { 2, "exit" }, { 3, "printf" },
-	{ 4, "printa" }, { 5, "libact" }, { 0x101, "ustack" },
-	{ 0x102, "jstack" }, { 0x201, "stop" }, { 0x202, "raise" },
-	{ 0x203, "system" }, { 0x204, "freopen" }, { 0x401, "stack" },
+	{ 4, "printa" }, { 5, "libact" }, { 6, "tracemem" },
+	{ 7, "tracemem-dynsize" }, { 8, "printm" }, { 9, "printt" },
+	{ 0x101, "ustack" }, { 0x102, "jstack" }, { 0x103, "usym" },
+	{ 0x104, "umod" }, { 0x105, "uaddr" }, { 0x201, "stop" },
+	{ 0x202, "raise" }, { 0x203, "system" }, { 0x204, "freopen" },
+	{ 0x401, "stack" }, { 0x402, "sym" }, { 0x403, "mod" },
 	{ 0x501, "breakpoint" }, { 0x502, "panic" }, { 0x503, "chill" },
 	{ 0x601, "speculate" }, { 0x602, "commit" }, { 0x603, "discard" },
 	{ 0x701, "count" }, { 0x702, "min" }, { 0x703, "max" },
