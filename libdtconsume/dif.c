@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "base.h"
 
 /* Operand layouts of the instruction table (one per dt_dis_* printer) */
 enum form {

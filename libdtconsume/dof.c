@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dtc_private.h"
+#include "base.h"
 
 /* section types (dof_sec_t.dofs_type) */
 enum {
