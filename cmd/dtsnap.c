@@ -6,7 +6,7 @@
  * reader, metadata tables and buffer walker (dtc_private.h), so that they
  * see exactly what a decoder sees; validate decodes it as dtconsume does
  * (decode.c); convert maps the CBOR items to JSON Lines and back without
- * losing a bit; synth is in synth*.c.
+ * losing a bit; synth is in synth*.c, dof in dtsnap_dof.c.
  */
 #include "config.h"
 
@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "decode.h"
 #include "program.h"
+#include "dtsnap_dof.h"
 #include "synth.h"
 #ifdef HAVE_LIBDTRACE
 #include "record.h"
@@ -2182,6 +2183,7 @@ static const char main_usage[] =
 "  convert [-f json|cbor] IN [-o OUT]  CBOR <-> JSON Lines, zstd (--zstd)\n"
 "  synth DESC.json [-o OUT]        write the capture a description stands for\n"
 "  program [-S] FILE               the D source and options, or dtrace -S\n"
+"  dof [-f text|json] FILE         list a DOF object (dtrace -G, .SUNW_dof)\n"
 "  record [dtrace options] -o OUT  run D like dtrace(1), capture it (--tee)\n"
 "\n"
 "'dtsnap COMMAND --help' describes one command.  See dtsnap(1).\n";
@@ -2215,6 +2217,8 @@ main(int argc, char **argv)
 		return cmd_info(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "program") == 0)
 		return program_main(&c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "dof") == 0)
+		return dtsnap_dof_main(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "record") == 0) {
 #ifdef HAVE_LIBDTRACE
 		return record_main(argc - 1, argv + 1);

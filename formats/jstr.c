@@ -28,12 +28,37 @@ put_jansson(FILE *fp, json_t *j)
 	json_decref(j);
 }
 
-void
-jstr_put(FILE *fp, const char *s, size_t n)
+json_t *
+jstr_json(const char *s, size_t n)
 {
 	json_t *j;
 	char *l;
 	size_t i, k;
+
+	if ((j = json_stringn(s, n)) != NULL)
+		return j;
+	/* not UTF-8: Latin-1 */
+	if (n > (((size_t)-1) - 1) / 2 || (l = malloc(2 * n + 1)) == NULL)
+		return NULL;
+	for (i = k = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x80) {
+			l[k++] = (char)c;
+		} else {
+			l[k++] = (char)(0xc0 | c >> 6);
+			l[k++] = (char)(0x80 | (c & 0x3f));
+		}
+	}
+	j = json_stringn(l, k);
+	free(l);
+	return j;
+}
+
+void
+jstr_put(FILE *fp, const char *s, size_t n)
+{
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
@@ -47,25 +72,5 @@ jstr_put(FILE *fp, const char *s, size_t n)
 		putc('"', fp);
 		return;
 	}
-	if ((j = json_stringn(s, n)) != NULL) {
-		put_jansson(fp, j);
-		return;
-	}
-	/* not UTF-8: Latin-1 */
-	if (n > (((size_t)-1) - 1) / 2 || (l = malloc(2 * n + 1)) == NULL) {
-		fputs("\"\"", fp);
-		return;
-	}
-	for (i = k = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x80) {
-			l[k++] = (char)c;
-		} else {
-			l[k++] = (char)(0xc0 | c >> 6);
-			l[k++] = (char)(0x80 | (c & 0x3f));
-		}
-	}
-	put_jansson(fp, json_stringn(l, k));
-	free(l);
+	put_jansson(fp, jstr_json(s, n));
 }

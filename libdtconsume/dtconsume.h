@@ -1097,6 +1097,118 @@ int dtc_program_disasm(const dtc_program *p, dtc_buf *out, dtc_error *err);
 int dtc_writer_add_program(dtc_writer *w, const dtc_program *p,
     dtc_error *err);
 
+/* ------------------------------------------------------------------ */
+/* DOF, the DTrace Object Format (dof.c, dif.c; dtc_dof_open(3))       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A DOF object parsed from bytes (the contents of an ELF object's
+ * .SUNW_dof section, or a raw DOF file): header, sections, providers and
+ * their probes, ECB descriptions with their actions, and DIF objects.
+ * Damage is not fatal: every problem found is kept as a dtc_error (text
+ * naming the section, offset the byte offset in the DOF) and the rest is
+ * still parsed.  Everything returned is owned by the dtc_dof.
+ */
+typedef struct dtc_dof dtc_dof;
+
+typedef struct dtc_dof_header {
+	uint8_t ident[16];   /* magic, model, encoding, version, difvers, ... */
+	uint32_t flags, hdrsize, secsize, secnum;
+	uint64_t secoff, loadsz, filesz;
+} dtc_dof_header;
+
+typedef struct dtc_dof_section {
+	uint32_t type, align, flags, entsize;
+	uint64_t offset, size;
+	int ok;              /* 1: data inside the DOF and usable */
+} dtc_dof_section;
+
+typedef struct dtc_dof_probe {
+	uint32_t provsec;    /* provider section */
+	uint32_t probesec;   /* probes section, and this probe's index there */
+	uint32_t index;
+	const char *provider, *function, *name;
+	uint32_t attr[5];    /* provider, module, function, name, args */
+	uint64_t addr;
+	unsigned nargc, xargc;
+	const char **nargv;  /* nargc native argument types */
+	const char **xargv;  /* xargc translated argument types */
+	const uint8_t *argmap; /* xargc: the native argument of each */
+	size_t noffs, nenoffs;
+	const uint32_t *offs, *enoffs;
+} dtc_dof_probe;
+
+typedef struct dtc_dof_action {
+	uint32_t kind, ntuple;
+	uint64_t arg, uarg;
+	long difo;           /* index for dtc_dof_difo, or -1 */
+	const char *str;     /* arg as a string (printf format...), or NULL */
+} dtc_dof_action;
+
+typedef struct dtc_dof_ecb {
+	uint32_t section;
+	const char *provider, *module, *function, *name;
+	uint32_t id;
+	uint64_t uarg;
+	long pred;           /* predicate: index for dtc_dof_difo, or -1 */
+	size_t nactions;
+	const dtc_dof_action *actions;
+} dtc_dof_ecb;
+
+typedef struct dtc_dof_var {
+	uint32_t name, id;   /* name: offset in the DIFO's string table */
+	uint8_t kind, scope;
+	uint16_t flags;
+	uint8_t tkind, tckind, tflags;
+	uint32_t tsize;
+} dtc_dof_var;
+
+typedef struct dtc_dof_reloc {
+	uint32_t name, type; /* name: offset in the relocation's strtab */
+	uint64_t offset, data;
+	const char *str;     /* the name, or NULL */
+} dtc_dof_reloc;
+
+typedef struct dtc_dof_difo {
+	uint32_t section;    /* its DIFOHDR section */
+	uint8_t rkind, rckind, rflags;
+	uint32_t rsize;
+	const uint32_t *text; size_t len;      /* instructions */
+	const char *strtab; size_t strlen;     /* NUL-ended at strlen */
+	const uint64_t *inttab; size_t intlen;
+	const dtc_dof_var *vars; size_t nvars;
+	const dtc_dof_reloc *krel; size_t nkrel;
+	const dtc_dof_reloc *urel; size_t nurel;
+} dtc_dof_difo;
+
+/* Parse len bytes (copied: data need not outlive the call).  NULL when
+ * they are no DOF at all (err says why); otherwise the object, whose
+ * problems dtc_dof_nproblems() counts.  source names it in errors. */
+dtc_dof *dtc_dof_open(const void *data, size_t len, const char *source,
+    dtc_error *err);
+void dtc_dof_close(dtc_dof *d);
+const dtc_dof_header *dtc_dof_header_get(const dtc_dof *d);
+size_t dtc_dof_nsections(const dtc_dof *d);
+const dtc_dof_section *dtc_dof_section_get(const dtc_dof *d, size_t i);
+size_t dtc_dof_nprobes(const dtc_dof *d);
+const dtc_dof_probe *dtc_dof_probe_get(const dtc_dof *d, size_t i);
+size_t dtc_dof_necbs(const dtc_dof *d);
+const dtc_dof_ecb *dtc_dof_ecb_get(const dtc_dof *d, size_t i);
+size_t dtc_dof_ndifos(const dtc_dof *d);
+const dtc_dof_difo *dtc_dof_difo_get(const dtc_dof *d, size_t i);
+size_t dtc_dof_nproblems(const dtc_dof *d);
+const dtc_error *dtc_dof_problem(const dtc_dof *d, size_t i);
+/* "strtab", "probes"... for a section type; NULL when unknown */
+const char *dtc_dof_secname(uint32_t type);
+/* A DIF object as illumos dtrace -S prints it (dt_dis.c), after the
+ * "DIFO 0x... returns" line, which the caller writes. */
+int dtc_dif_dis(const dtc_dof_difo *difo, dtc_buf *out);
+/* "D type (integer) (size 4)": a DIF type as dt_dis.c names it */
+int dtc_dif_typestr(uint8_t kind, uint8_t ckind, uint8_t flags,
+    uint32_t size, dtc_buf *out);
+/* The name of subroutine subr (illumos numbering), "unknown" else. */
+const char *dtc_dif_subrname(unsigned subr);
+
 #ifdef __cplusplus
 }
 #endif

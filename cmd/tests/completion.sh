@@ -138,7 +138,9 @@ hand() {
 	want "$s" "dtconsume --libxo " json text
 	want "$s" "dt2json -f c" cbor
 	want "$s" "dtsnap v" validate
-	want "$s" "dtsnap " convert dump info program record synth validate
+	want "$s" "dtsnap " convert dof dump info program record synth validate
+	want "$s" "dtsnap dof -f " json text
+	want "$s" "dtsnap dof -" -f --format -h --help
 	want "$s" "dtsnap info " a.dtsnap "c d.dtsnap" sub
 	want "$s" "dtsnap dump -" -x -h --help
 	want "$s" "dtsnap convert -f " cbor json

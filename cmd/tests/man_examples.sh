@@ -8,8 +8,9 @@
 #    compiled against the public header and the built library with
 #    -Wall -Wextra -Werror, and run.  A program that writes a capture is
 #    decoded by dtconsume; one that reads a capture gets the README's
-#    sample.  A page whose example stops compiling or running fails
-#    here, and so does a man/*.3 page without an example program.
+#    sample, one that reads DOF a DOF fixture.  A page whose example
+#    stops compiling or running fails here, and so does a man/*.3 page
+#    without an example program.
 # Which functions have a page at all is checked by exports.sh.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=.}"
@@ -82,6 +83,11 @@ for page in "$top_srcdir"/man/*.3; do
 		if grep -q 'dtc_writer_new' "$src"; then
 			"$work/$name-$k" >"$work/cap.dtsnap" &&
 			    "$DTCONSUME" "$work/cap.dtsnap" >"$work/out" 2>&1
+		elif grep -q 'dtc_dof_open' "$src"; then
+			# a DOF reader reads DOF: the legacy fixture
+			"$work/$name-$k" \
+			    "$top_srcdir/testdata/fuzz/dof/seed-legacy.dof" \
+			    >"$work/out" 2>&1
 		else
 			"$work/$name-$k" "$sample" >"$work/out" 2>&1
 		fi
