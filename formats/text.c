@@ -110,6 +110,10 @@ typedef struct text_state {
 	pccache ft;              /* kernel frame texts by pc */
 	const struct text_rules *rules; /* the capture's printer */
 	const dtc_event *ev;     /* the record or printing being printed */
+	/* printf()'s error, cleared again only once something was written
+	 * into it (a clear is a call and 500 bytes: 80 instructions that
+	 * every printf firing paid) */
+	dtc_error perr;
 } text_state;
 
 /* What agghist/aggpack need to know about a whole printing (one variable):
@@ -1492,18 +1496,19 @@ record(const dtc_event *ev, void *arg)
 		break;
 	case DTC_V_PRINTF:
 		dtc_buf_reset(&st->buf);
-		dtc_error_clear(&err);
-		rc = dtc_printf_render(r, v, &st->buf, &err);
+		if (st->perr.code != DTC_E_NONE)
+			dtc_error_clear(&st->perr);
+		rc = dtc_printf_render(r, v, &st->buf, &st->perr);
 		if (rc != DTC_OK && rc != DTC_WARN)
 			return abort_capture(st, "processing aborted",
-			    errmsg(&err));
+			    errmsg(&st->perr));
 		if (v->action == DTC_ACT_SYSTEM || v->action == DTC_ACT_FREOPEN)
 			notice_request(st, v);
 		else
 			oput(st, st->buf.s, st->buf.len);
 		/* cut at the cap: what is there went out, then this says so */
 		if (rc == DTC_WARN)
-			report_cut(st, ev, v->fmt, &err);
+			report_cut(st, ev, v->fmt, &st->perr);
 		break;
 	case DTC_V_PRINTA:
 		if (v->agg == NULL)
@@ -1813,6 +1818,7 @@ text_create(const dtc_emitter_opts *o)
 	st->out = o->out;
 	st->err = o->err != NULL ? o->err : stderr;
 	st->opts = *o;
+	dtc_error_clear(&st->perr);
 	st->opts.err = st->err;
 	st->testing = o->testing;
 	st->rules = &rules_legacy;
