@@ -237,9 +237,11 @@ if [ $COUNT = 1 ] && command -v valgrind >/dev/null 2>&1; then
 			awk -v w="$w" -v l="$label" -v n1="$n1" -v n2="$n2" \
 			    -v d1="$d1" -v d2="$d2" -v b1="${b1:-0}" -v b2="${b2:-0}" \
 			    'BEGIN { d = (d2 - d1) / (n2 - n1); b = (b2 - b1) / (n2 - n1)
-			    printf "| %s | %s | %.0f | %s | %s |\n", w, l, d,
-			    b > 0 ? sprintf("%.0f", b) : "-",
-			    b > 0 ? sprintf("**%.2f**", b / d) : "-" }'
+			    # (mawk: no ">" among printf arguments, a redirection)
+			    bs = "-"; rs = "-"
+			    if (b > 0) { bs = sprintf("%.0f", b)
+				rs = sprintf("**%.2f**", b / d) }
+			    printf "| %s | %s | %.0f | %s | %s |\n", w, l, d, bs, rs }'
 		done
 		rm -rf "$c1" "$c1".* "$c2" "$c2".*
 	done
