@@ -61,6 +61,9 @@ typedef struct model {
 	pccache frames;         /* encoded kernel frames by pc */
 	const dtc_reader *cap_reader;   /* whose maxmsgsize cap is in cap */
 	size_t cap;
+	/* a symbol's cut, cleared again only once something was written
+	 * into it (a clear is 500 bytes, and every uncached frame has one) */
+	dtc_error serr;
 } model;
 
 #define O(o, op, ...) ((o)->ops->op((o), ##__VA_ARGS__))
@@ -287,14 +290,16 @@ kname_(model *m, model_out *o, const char *k, size_t kn,
 static void
 symbol_text(model *m, model_out *o, const dtc_reader *r, const void *key)
 {
-	dtc_error err = DTC_ERROR_INIT;
-	int rc = dtc_text_cut(r, &m->buf, 0, "symbol", &err);
+	int rc;
 
+	if (m->serr.code != DTC_E_NONE)
+		dtc_error_clear(&m->serr);
+	rc = dtc_text_cut(r, &m->buf, 0, "symbol", &m->serr);
 	KEY(o, "symbol");
 	O(o, str, m->buf.s, rc == DTC_WARN ? model_utf8_cut(m->buf.s,
 	    m->buf.len) : m->buf.len);
 	if (rc == DTC_WARN && m->ev != NULL)
-		dtc_emit_cut(&m->opts, &m->cuts, m->ev, key, &err);
+		dtc_emit_cut(&m->opts, &m->cuts, m->ev, key, &m->serr);
 }
 
 /* A record's bytes as its flavor's printer shows them (dtc_record_string):
@@ -1394,6 +1399,7 @@ model_create(const dtc_emitter_opts *opts, model_out *po, model_out *oo)
 	m->oo = oo;
 	if (opts != NULL)
 		m->opts = *opts;
+	dtc_error_clear(&m->serr);
 	pccache_init(&m->frames, FRAMES_BITS, FRAMES_ENTRY);
 	dtc_buf_init(&m->buf);
 	return m;

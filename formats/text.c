@@ -110,9 +110,10 @@ typedef struct text_state {
 	pccache ft;              /* kernel frame texts by pc */
 	const struct text_rules *rules; /* the capture's printer */
 	const dtc_event *ev;     /* the record or printing being printed */
-	/* printf()'s error, cleared again only once something was written
-	 * into it (a clear is a call and 500 bytes: 80 instructions that
-	 * every printf firing paid) */
+	/* the error of a printf() rendering or a symbol's cut, cleared
+	 * again only once something was written into it (a clear is 500
+	 * bytes: 80-90 instructions that every printf firing and every
+	 * uncached kernel frame paid) */
 	dtc_error perr;
 } text_state;
 
@@ -451,12 +452,12 @@ stackindent(const dtc_reader *r)
 static void
 sym_cap(text_state *st, const dtc_reader *r, const void *key)
 {
-	dtc_error err = DTC_ERROR_INIT;
-
-	if (dtc_text_cut(r, &st->sym, 0, "symbol", &err) == DTC_WARN &&
+	if (st->perr.code != DTC_E_NONE)
+		dtc_error_clear(&st->perr);
+	if (dtc_text_cut(r, &st->sym, 0, "symbol", &st->perr) == DTC_WARN &&
 	    st->ev != NULL) {
 		errsync(st);
-		dtc_emit_cut(&st->opts, &st->cuts, st->ev, key, &err);
+		dtc_emit_cut(&st->opts, &st->cuts, st->ev, key, &st->perr);
 	}
 }
 
