@@ -21,7 +21,10 @@
 # lands in the traced process), drops (dtrace's drop lines, perf's lost
 # samples) and bytes
 # on disk per event (dtrace: the bytes it printed).  -z rows appear when
-# the recorder has -z; perf record -z when perf has it.
+# the recorder has -z, --ring rows when it has --ring; perf record -z when
+# perf has it.  Then the syscall capture against the same capture
+# compressed (dtsnap convert --zstd=1): bytes per event, and dtconsume's
+# CPU on each (-f none and text), the issue-20 goals of -z.
 #
 # Needs root, tracefs, a dtrace-utils build (DTRACE, default
 # /var/tmp/dtrace-utils/dtrace) and a build dir with the recorder (-b).
@@ -93,10 +96,13 @@ side_by_side() {
 	echo 'profile-997 /pid == $target/ { printf("%x\n", arg1); }' >"$w/prof.d"
 	zopt=
 	"$DTSNAP" record --help 2>&1 | grep -q -- ' -z' && zopt=yes
+	ringopt=
+	"$DTSNAP" record --help 2>&1 | grep -q -- '--ring' && ringopt=yes
 	for wl in sys prof; do
-		for who in dtrace record record-z perf perf-z; do
+		for who in dtrace record record-z record-ring perf perf-z; do
 			case $who in
 			record-z) [ -n "$zopt" ] || continue ;;
+			record-ring) [ -n "$ringopt" ] || continue ;;
 			perf) [ -n "$hasperf" ] || continue ;;
 			perf-z) [ -n "$hasperf" ] && "$perf" record -z -q \
 			    -o "$w/ztest" true >/dev/null 2>&1 || continue ;;
@@ -118,6 +124,10 @@ side_by_side() {
 					dl=$(drops) ;;
 				record-z)
 					r=$(timed "$DTSNAP" record -z -q \
+					    -s "$w/$wl.d" -c "$LOAD" -o "$w/out")
+					dl=$(drops) ;;
+				record-ring)
+					r=$(timed "$DTSNAP" record --ring 64M -q \
 					    -s "$w/$wl.d" -c "$LOAD" -o "$w/out")
 					dl=$(drops) ;;
 				perf*)
@@ -144,6 +154,10 @@ side_by_side() {
 			    grep -c .) ;;
 			esac
 			sz=$(stat -c %s "$w/out")
+			# the last run's captures, for the decode below
+			case $who in
+			record|record-z) cp "$w/out" "$w/$wl.$who" ;;
+			esac
 			cpu=$(median <"$w/cpus")
 			wall=$(median <"$w/walls")
 			echo "| $wl | $who | ${ev:-?} |" \
@@ -153,6 +167,52 @@ side_by_side() {
 			    "$(awk -v n="${ev:-0}" -v s="$sz" 'BEGIN {
 			    if (n > 0) printf "%.1f", s / n; else print "-" }') |"
 		done
+	done
+	echo
+	[ -n "$ringopt" ] ||
+	    echo "(no --ring in this recorder: its row is not measured)"
+	[ -n "$zopt" ] || { echo "(no -z in this recorder)"; echo; return; }
+	echo
+	echo "### The syscall capture compressed and not: size and decode"
+	echo
+	echo "The uncompressed capture of the sys row above, and the same"
+	echo "capture compressed by \`dtsnap convert --zstd=1\` (record -z's"
+	echo "level), so both hold the same events; dtconsume on each, runs"
+	echo "interleaved, CPU s medians of $((RUNS * 2 + 1))."
+	echo
+	echo "| capture | bytes | bytes/event | -f none CPU s | text CPU s |"
+	echo "|---|---:|---:|---:|---:|"
+	ev=$("$DTC" -f none "$w/sys.record" 2>/dev/null | sed -n \
+	    's/.* \([0-9][0-9]*\) probe firings.*/\1/p')
+	"$DTSNAP" convert --zstd=1 "$w/sys.record" -o "$w/sys.z" ||
+	    { echo "live bench: dtsnap convert --zstd failed" >&2; return; }
+	for f in record z; do : >"$w/none.$f"; : >"$w/text.$f"; done
+	for _ in $(seq $((RUNS * 2 + 1))); do
+		for f in record z; do
+			for sink in none text; do
+				r=$(timed "$DTC" -f $sink -o /dev/null "$w/sys.$f")
+				echo "${r% *}" >>"$w/$sink.$f"
+			done
+		done
+	done
+	for f in record z; do
+		sz=$(stat -c %s "$w/sys.$f")
+		echo "| $( [ $f = z ] && echo 'zstd -1' || echo uncompressed ) |" \
+		    "$sz | $(awk -v n="${ev:-0}" -v s="$sz" 'BEGIN {
+		    if (n > 0) printf "%.1f", s / n; else print "-" }') |" \
+		    "$(median <"$w/none.$f") | $(median <"$w/text.$f") |"
+	done
+	echo
+	echo "- size: uncompressed / compressed = $(awk -v a="$(stat -c %s \
+	    "$w/sys.record")" -v b="$(stat -c %s "$w/sys.z")" 'BEGIN {
+	    printf "%.1f", a / b }')x (goal >= 4x); the recorder's own -z" \
+	    "capture of its run: $(stat -c %s "$w/sys.record-z" 2>/dev/null ||
+	    echo '?') bytes"
+	for sink in none text; do
+		echo "- decode speed, compressed / uncompressed, -f $sink:" \
+		    "$(awk -v u="$(median <"$w/$sink.record")" \
+		    -v z="$(median <"$w/$sink.z")" 'BEGIN { if (z > 0)
+		    printf "%.0f%%", 100 * u / z; else print "-" }') (goal >= 70%)"
 	done
 	echo
 }

@@ -156,22 +156,15 @@ def main() -> None:
     except ImportError:
         py.append(("cffi (python3-cffi missing)", 0.0))
     try:
-        import bt2
+        import bt2  # noqa: F401
         import ctfgen
+        import peers
         ctf = os.path.join(work, "ctf")
         nev = ctfgen.write(cap, ctf)
         assert nev == firings, (nev, firings)
 
         def via_bt2() -> float:
-            def run() -> int:
-                n = 0
-                for msg in bt2.TraceCollectionMessageIterator(ctf):
-                    if type(msg) is bt2._EventMessageConst:
-                        for f in msg.event.payload_field.values():
-                            int(f)
-                        n += 1
-                return n
-            t, n = own_cpu(run)
+            t, n = own_cpu(lambda: peers.bt2_events(ctf))
             assert n == firings
             return t
         py.append(("babeltrace2 Python bindings (bt2), same events as CTF",

@@ -59,6 +59,11 @@ typedef struct model {
 	dtc_cutlog cuts;        /* statements whose cut was reported */
 	idbytes ids[NIDS];
 	pccache frames;         /* encoded kernel frames by pc */
+	const dtc_reader *cap_reader;   /* whose maxmsgsize cap is in cap */
+	size_t cap;
+	/* a symbol's cut, cleared again only once something was written
+	 * into it (a clear is 500 bytes, and every uncached frame has one) */
+	dtc_error serr;
 } model;
 
 #define O(o, op, ...) ((o)->ops->op((o), ##__VA_ARGS__))
@@ -206,16 +211,22 @@ abort_capture(model *m, const char *what, const char *msg)
 }
 
 /* The cap on one message or value: maxmsgsize, as printf.c reads it;
- * SIZE_MAX for none. */
+ * SIZE_MAX for none.  Kept per reader: only the caller sets maxmsgsize,
+ * before the first event (a capture cannot: dtc_set_option), and a
+ * lookup by name costs about 850 instructions, which every kernel frame's
+ * two names paid (stack -f json: 10,400 instructions a firing). */
 static size_t
-model_cap(const dtc_reader *r)
+model_cap(model *m, const dtc_reader *r)
 {
-	int64_t v = r != NULL ? dtc_get_option(r, "maxmsgsize") :
-	    DTC_OPT_UNSET;
+	int64_t v;
 
-	if (v < 0)
-		return DTC_MAXMSGSIZE_DEFAULT;
-	return v == 0 ? SIZE_MAX : (size_t)v;
+	if (r != NULL && r == m->cap_reader)
+		return m->cap;
+	v = r != NULL ? dtc_get_option(r, "maxmsgsize") : DTC_OPT_UNSET;
+	m->cap = v < 0 ? DTC_MAXMSGSIZE_DEFAULT : v == 0 ? SIZE_MAX :
+	    (size_t)v;
+	m->cap_reader = r;
+	return m->cap;
 }
 
 /* The library's rule (dtc_bytes_string): whether dtrace shows a record as
@@ -257,12 +268,13 @@ bytes_payload(model_out *o, const uint8_t *p, size_t n)
 
 /* A name from the capture (a module's, a symbol's) under the message
  * cap: what symbol_text says is cut is cut here too. */
-#define kname(o, k, r, s) kname_((o), "" k "", sizeof(k) - 1, (r), (s))
+#define kname(m, o, k, r, s) \
+	kname_((m), (o), "" k "", sizeof(k) - 1, (r), (s))
 static void
-kname_(model_out *o, const char *k, size_t kn, const dtc_reader *r,
-    const char *s)
+kname_(model *m, model_out *o, const char *k, size_t kn,
+    const dtc_reader *r, const char *s)
 {
-	size_t cap = model_cap(r), n;
+	size_t cap = model_cap(m, r), n;
 
 	O(o, key, k, kn);
 	if (s == NULL) {
@@ -278,14 +290,16 @@ kname_(model_out *o, const char *k, size_t kn, const dtc_reader *r,
 static void
 symbol_text(model *m, model_out *o, const dtc_reader *r, const void *key)
 {
-	dtc_error err = DTC_ERROR_INIT;
-	int rc = dtc_text_cut(r, &m->buf, 0, "symbol", &err);
+	int rc;
 
+	if (m->serr.code != DTC_E_NONE)
+		dtc_error_clear(&m->serr);
+	rc = dtc_text_cut(r, &m->buf, 0, "symbol", &m->serr);
 	KEY(o, "symbol");
 	O(o, str, m->buf.s, rc == DTC_WARN ? model_utf8_cut(m->buf.s,
 	    m->buf.len) : m->buf.len);
 	if (rc == DTC_WARN && m->ev != NULL)
-		dtc_emit_cut(&m->opts, &m->cuts, m->ev, key, &err);
+		dtc_emit_cut(&m->opts, &m->cuts, m->ev, key, &m->serr);
 }
 
 /* A record's bytes as its flavor's printer shows them (dtc_record_string):
@@ -329,8 +343,8 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 	}
 	found = user ? dtc_usym_lookup(r, pid, pc, &s) :
 	    dtc_ksym_lookup(r, pc, &s);
-	kname(o, "module", r, found ? s.module : NULL);
-	kname(o, "name", r, found ? s.name : NULL);
+	kname(m, o, "module", r, found ? s.module : NULL);
+	kname(m, o, "name", r, found ? s.name : NULL);
 	KEY(o, "offset");
 	if (found && s.name != NULL)
 		O(o, u64, pc - s.start);
@@ -403,9 +417,9 @@ symbol_payload(model *m, model_out *o, const dtc_reader *r,
 	}
 	KEY(o, "addr");
 	O(o, addr, v->addr);
-	kname(o, "module", r, found ? s.module : NULL);
+	kname(m, o, "module", r, found ? s.module : NULL);
 	if (v->kind != DTC_V_MOD && v->kind != DTC_V_UMOD) {
-		kname(o, "name", r, found ? s.name : NULL);
+		kname(m, o, "name", r, found ? s.name : NULL);
 		KEY(o, "offset");
 		if (found && s.name != NULL)
 			O(o, u64, v->addr - s.start);
@@ -608,7 +622,7 @@ typed_payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 		dtc_emit_cut(&m->opts, &m->cuts, m->ev, v->rd, &err);
 	memset(&t, 0, sizeof(t));
 	t.o = o;
-	t.left = model_cap(r);
+	t.left = model_cap(m, r);
 	dtc_error_clear(&err);
 	if (dtc_typed_walk(r, v, tcount, NULL, &err) != DTC_OK) {
 		record_payload(o, r, v);
@@ -626,7 +640,7 @@ typed_payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 		snprintf(err.source, sizeof(err.source), "%s",
 		    dtc_reader_source(r) != NULL ? dtc_reader_source(r) : "");
 		snprintf(err.text, sizeof(err.text), "print() value cut at "
-		    "about %zu bytes (maxmsgsize)", model_cap(r));
+		    "about %zu bytes (maxmsgsize)", model_cap(m, r));
 		dtc_emit_cut(&m->opts, &m->cuts, m->ev, v->rd, &err);
 	}
 }
@@ -962,6 +976,7 @@ model_on_begin(const dtc_event *ev, void *arg)
 	for (i = 0; i < NIDS; i++)
 		m->ids[i].ep = NULL;
 	pccache_reset(&m->frames, ev);
+	m->cap_reader = NULL;   /* a new reader may sit where an old one was */
 	m->cuts.n = 0;
 	m->aborted = 0;
 
@@ -1384,6 +1399,7 @@ model_create(const dtc_emitter_opts *opts, model_out *po, model_out *oo)
 	m->oo = oo;
 	if (opts != NULL)
 		m->opts = *opts;
+	dtc_error_clear(&m->serr);
 	pccache_init(&m->frames, FRAMES_BITS, FRAMES_ENTRY);
 	dtc_buf_init(&m->buf);
 	return m;

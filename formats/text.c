@@ -110,6 +110,11 @@ typedef struct text_state {
 	pccache ft;              /* kernel frame texts by pc */
 	const struct text_rules *rules; /* the capture's printer */
 	const dtc_event *ev;     /* the record or printing being printed */
+	/* the error of a printf() rendering or a symbol's cut, cleared
+	 * again only once something was written into it (a clear is 500
+	 * bytes: 80-90 instructions that every printf firing and every
+	 * uncached kernel frame paid) */
+	dtc_error perr;
 } text_state;
 
 /* What agghist/aggpack need to know about a whole printing (one variable):
@@ -447,12 +452,12 @@ stackindent(const dtc_reader *r)
 static void
 sym_cap(text_state *st, const dtc_reader *r, const void *key)
 {
-	dtc_error err = DTC_ERROR_INIT;
-
-	if (dtc_text_cut(r, &st->sym, 0, "symbol", &err) == DTC_WARN &&
+	if (st->perr.code != DTC_E_NONE)
+		dtc_error_clear(&st->perr);
+	if (dtc_text_cut(r, &st->sym, 0, "symbol", &st->perr) == DTC_WARN &&
 	    st->ev != NULL) {
 		errsync(st);
-		dtc_emit_cut(&st->opts, &st->cuts, st->ev, key, &err);
+		dtc_emit_cut(&st->opts, &st->cuts, st->ev, key, &st->perr);
 	}
 }
 
@@ -1492,18 +1497,19 @@ record(const dtc_event *ev, void *arg)
 		break;
 	case DTC_V_PRINTF:
 		dtc_buf_reset(&st->buf);
-		dtc_error_clear(&err);
-		rc = dtc_printf_render(r, v, &st->buf, &err);
+		if (st->perr.code != DTC_E_NONE)
+			dtc_error_clear(&st->perr);
+		rc = dtc_printf_render(r, v, &st->buf, &st->perr);
 		if (rc != DTC_OK && rc != DTC_WARN)
 			return abort_capture(st, "processing aborted",
-			    errmsg(&err));
+			    errmsg(&st->perr));
 		if (v->action == DTC_ACT_SYSTEM || v->action == DTC_ACT_FREOPEN)
 			notice_request(st, v);
 		else
 			oput(st, st->buf.s, st->buf.len);
 		/* cut at the cap: what is there went out, then this says so */
 		if (rc == DTC_WARN)
-			report_cut(st, ev, v->fmt, &err);
+			report_cut(st, ev, v->fmt, &st->perr);
 		break;
 	case DTC_V_PRINTA:
 		if (v->agg == NULL)
@@ -1813,6 +1819,7 @@ text_create(const dtc_emitter_opts *o)
 	st->out = o->out;
 	st->err = o->err != NULL ? o->err : stderr;
 	st->opts = *o;
+	dtc_error_clear(&st->perr);
 	st->opts.err = st->err;
 	st->testing = o->testing;
 	st->rules = &rules_legacy;
