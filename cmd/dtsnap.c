@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "parts.h"
 #include "decode.h"
 #include "synth.h"
 #ifdef HAVE_LIBDTRACE
@@ -2181,6 +2182,7 @@ static const char main_usage[] =
 "  convert [-f json|cbor] IN [-o OUT]  CBOR <-> JSON Lines, zstd (--zstd)\n"
 "  synth DESC.json [-o OUT]        write the capture a description stands for\n"
 "  record [dtrace options] -o OUT  run D like dtrace(1), capture it (--tee)\n"
+"  split [--passes N] IN -o OUT    cut a capture into a series of parts\n"
 "\n"
 "'dtsnap COMMAND --help' describes one command.  See dtsnap(1).\n";
 
@@ -2211,6 +2213,8 @@ main(int argc, char **argv)
 		return cmd_validate(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "info") == 0)
 		return cmd_info(&c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "split") == 0)
+		return cmd_split(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "record") == 0) {
 #ifdef HAVE_LIBDTRACE
 		return record_main(argc - 1, argv + 1);
