@@ -675,6 +675,7 @@ typedef struct walkstat {
 	/* options as the last options item set them */
 	struct { char name[32], value[64]; } opts[64];
 	size_t nopts;
+	partstat part;       /* a part of a series (info_part.c) */
 } walkstat;
 
 static void
@@ -909,6 +910,8 @@ walk_all(snap *s, walkstat *w)
 	while (snap_next(s) == DTC_OK) {
 		count_kind(w, s->item.kind);
 		count_pass(s, w);
+		part_note(&w->part, s->item.kind, s->item.index,
+		    &s->item.nodes[0]);
 		if (strcmp(s->item.kind, "buf") == 0 ||
 		    (s->meta.v2 && strcmp(s->item.kind, "recs") == 0))
 			walk_buf(s, w);
@@ -2060,6 +2063,7 @@ info_print(snap *s, walkstat *w, FILE *f)
 		    w->exit_status);
 	else
 		fprintf(f, "end          none: the capture was cut short\n");
+	part_print(f, &w->part);
 	if (w->nopts > 0) {
 		fputs("options     ", f);
 		for (k = 0; k < w->nopts; k++)

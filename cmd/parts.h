@@ -7,6 +7,8 @@
 #define DTC_PARTS_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 /*
  * The name of part index of a series named base: base without a
@@ -19,6 +21,26 @@ int part_path(char *buf, size_t len, const char *base, long index);
 /* A new series' name: 16 hex digits from getrandom(2) (time and pid
  * when that fails), so that parts of two runs never pass for one. */
 void series_name(char *buf, size_t len);
+/*
+ * info_part.c: what dtsnap info says of a part (its clock item, item 1,
+ * and the keys of its end item): part_note sees every item's map.
+ */
+#define PART_CPUS 1024
+typedef struct partstat {
+	int is_part, has_end;
+	char series[64];
+	uint64_t part, replayed, hrtime, walltime;
+	uint64_t more, first, last;
+	int window;
+	uint64_t let_go_records, let_go_bytes;
+	uint32_t ncpu;                  /* drops[] holds the first PART_CPUS */
+	uint64_t drops[PART_CPUS];
+} partstat;
+struct dtcp_node;
+void part_note(partstat *p, const char *kind, long long index,
+    const struct dtcp_node *map);
+void part_print(FILE *f, const partstat *p);
+
 /* dtsnap split (split.c) */
 struct cli;
 int cmd_split(struct cli *c, int argc, char **argv);
