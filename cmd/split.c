@@ -26,12 +26,12 @@ static const char split_usage[] =
 "usage: dtsnap split [--passes N] [-z[LEVEL]] capture -o OUT\n"
 "\n"
 "Cut a capture into a series of parts, N consume passes each (default\n"
-"1), as dtsnap record --switch-output writes them: OUT.000000.dtsnap,\n"
-"OUT.000001.dtsnap, ... (OUT.000000 ... when OUT does not end in\n"
-".dtsnap).  Each part is a capture on its own; dtconsume of all the\n"
-"parts prints what dtconsume of the capture prints.  -z compresses the\n"
-"parts with zstd.  The capture must not be compressed (dtsnap convert\n"
-"--no-zstd first).\n";
+"1), as dtsnap record writes them when it switches output:\n"
+"OUT.000000.dtsnap, OUT.000001.dtsnap, ... (OUT.000000 ... when OUT does\n"
+"not end in .dtsnap).  Each part is a capture on its own; dtconsume of\n"
+"all the parts prints what dtconsume of the capture prints.  -z\n"
+"compresses the parts with zstd.  The capture must not be compressed\n"
+"(decompress it with dtsnap convert first).  See dtsnap(5), SERIES.\n";
 
 int
 part_path(char *buf, size_t len, const char *base, long index)
