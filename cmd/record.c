@@ -184,6 +184,8 @@ rec_sink_record(rec_sink *s, int cpu, const void *rec, size_t size)
 	    sink_flush_run(s) != 0)
 		return -1;
 	s->run_cpu = cpu;
+	if (s->rot != NULL)
+		rec_rotate_note_record(s->rot);
 	if (s->run_len + size > s->run_cap) {
 		size_t cap = s->run_cap ? s->run_cap : 4096;
 		uint8_t *p;
@@ -319,6 +321,7 @@ static const char record_usage[] =
 "           [-L dir] [-X a|c|s|t] [-o capture.dtsnap|-] [--tee FILE|-]\n"
 "           [--max-size SIZE] [-z[LEVEL]|--compression-level[=LEVEL]]\n"
 "           [--switch-output[=signal|SIZE|TIME]] [--switch-max-files N]\n"
+"           [--ring SIZE]\n"
 "           [args ...]\n"
 "       dtsnap record -l [-n probe]... [-P provider] [-s script]...\n"
 "       dtsnap record --version\n"
@@ -346,6 +349,11 @@ static const char record_usage[] =
 "                   them as one capture\n"
 "  --switch-max-files N\n"
 "                   keep the newest N parts, removing older ones\n"
+"  --ring SIZE      a flight recorder: keep in memory only the newest\n"
+"                   records (about SIZE bytes of capture, suffix K, M or\n"
+"                   G) with all metadata and the aggregation state, and\n"
+"                   write them to -o FILE as one capture on SIGUSR2 and\n"
+"                   at the end\n"
 "\n"
 "-o FILE is written as a temporary file beside FILE, renamed over it at\n"
 "the first item: a run that records nothing leaves FILE as it was.  A\n"
@@ -356,7 +364,7 @@ static const char record_usage[] =
 static const char record_optstr[] = "+:b:c:CD:f:FhHi:I:lL:m:n:o:p:P:qs:U:wx:X:z::Z";
 
 /* Long options without a letter (record_rotate.c's) */
-enum { OPT_SWITCH = 1001, OPT_MAXFILES };
+enum { OPT_SWITCH = 1001, OPT_MAXFILES, OPT_RING };
 
 /* The exit status of a recording stopped by --max-size. */
 #define REC_E_FULL 3
@@ -410,10 +418,11 @@ record_main(int argc, char **argv)
 		{ "compression-level", optional_argument, NULL, 'z' },
 		{ "switch-output", optional_argument, NULL, OPT_SWITCH },
 		{ "switch-max-files", required_argument, NULL, OPT_MAXFILES },
+		{ "ring", required_argument, NULL, OPT_RING },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *capname = NULL, *teename = NULL;
-	uint64_t max_size = 0, sw_size = 0, sw_ns = 0;
+	uint64_t max_size = 0, sw_size = 0, sw_ns = 0, ring = 0;
 	int sw_sig = 0, rotating = 0;
 	long maxfiles = 0;
 	const char *why = NULL;
@@ -486,6 +495,11 @@ record_main(int argc, char **argv)
 				usage_error("%s, not '%s'", why, optarg);
 			rotating = 1;
 			break;
+		case OPT_RING:
+			if ((ring = parse_size(optarg)) == 0)
+				usage_error("--ring takes a size in bytes "
+				    "(suffix K, M or G), not '%s'", optarg);
+			break;
 		case OPT_MAXFILES:
 			errno = 0;
 			maxfiles = strtol(optarg, &end, 10);
@@ -554,6 +568,11 @@ record_main(int argc, char **argv)
 		usage_error("--switch-output writes files named after -o FILE, "
 		    "and bounds them itself (--switch-max-files): no -o - and "
 		    "no --max-size with it");
+	if (ring != 0 && (rotating || max_size != 0 ||
+	    strcmp(capname, "-") == 0))
+		usage_error("--ring writes its window to -o FILE on SIGUSR2 and "
+		    "at the end: no -o -, --switch-output or --max-size with "
+		    "it");
 	if (maxfiles != 0 && !rotating)
 		usage_error("--switch-max-files goes with --switch-output");
 	if (strcmp(capname, "-") == 0 && teename != NULL &&
@@ -568,8 +587,8 @@ record_main(int argc, char **argv)
 	cli_init(&pc, "dtsnap record");
 	memset(&capout, 0, sizeof(capout));
 	memset(&teeout, 0, sizeof(teeout));
-	if ((rot = rec_rotate_new(&pc, &capout, rotating ? capname : NULL,
-	    sw_size, sw_ns, sw_sig, maxfiles)) == NULL) {
+	if ((rot = rec_rotate_new(&pc, &capout, rotating || ring != 0 ?
+	    capname : NULL, sw_size, sw_ns, sw_sig, maxfiles, ring)) == NULL) {
 		fputs("dtsnap record: out of memory\n", stderr);
 		return REC_E_ERROR;
 	}
@@ -616,7 +635,8 @@ record_main(int argc, char **argv)
 		return REC_E_ERROR;
 	}
 	cfg.sink->rot = rot;
-	if (capture != stdout) {
+	/* --ring: -o is written by the window, not at the start */
+	if (capture != stdout && ring == 0) {
 		cfg.sink->cli = &pc;
 		cfg.sink->file = &capout;
 	}

@@ -118,7 +118,11 @@ int rec_rotate_parse(const char *arg, uint64_t *size, uint64_t *ns,
  * a switch closes and reopens on the next part's name */
 rec_rotate *rec_rotate_new(struct cli *pc, struct cli_out *out,
     const char *base, uint64_t size, uint64_t ns, int onsignal,
-    long maxfiles);
+    long maxfiles, uint64_t ring);
+/* --ring (ring != 0, base: -o's name): parts in memory, the newest
+ * holding ring bytes kept, written to base as one window capture on
+ * SIGUSR2 and at the end */
+void rec_rotate_note_record(rec_rotate *r);
 /* The name of part 0 (what -o opens), NULL without switching. */
 const char *rec_rotate_first_name(const rec_rotate *r);
 dtc_writer *rec_rotate_start(rec_rotate *r, FILE *out,

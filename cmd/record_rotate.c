@@ -25,8 +25,17 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "dtc_private.h"
 #include "parts.h"
 #include "record.h"
+
+/* --ring: a part kept in memory */
+struct ringpart {
+	FILE *f;
+	char *buf;
+	size_t len;
+	uint64_t records, first;
+};
 
 struct rec_rotate {
 	cli *pc;
@@ -41,6 +50,16 @@ struct rec_rotate {
 	uint64_t first, last;  /* its records' times */
 	uint32_t ncpu;
 	uint64_t *drops;       /* drops so far, by CPU */
+	/* --ring: parts in memory, the newest last; what was let go */
+	uint64_t ring;
+	const char *ringname;  /* -o, where the window goes */
+	int level;             /* of the window written */
+	int v2;
+	/* each part apart: open_memstream keeps the address of buf, len */
+	struct ringpart **rp;
+	size_t nrp, rpcap;
+	uint64_t records;      /* in the part being written */
+	uint64_t let_go_records, let_go_bytes;
 };
 
 /* SIGUSR2 asks for a switch at the end of the pass (a flag: the
@@ -107,7 +126,7 @@ rec_rotate_parse(const char *arg, uint64_t *size, uint64_t *ns, int *sig,
 
 rec_rotate *
 rec_rotate_new(cli *pc, cli_out *out, const char *base, uint64_t size,
-    uint64_t ns, int onsignal, long maxfiles)
+    uint64_t ns, int onsignal, long maxfiles, uint64_t ring)
 {
 	rec_rotate *r = calloc(1, sizeof(*r));
 	struct sigaction sa;
@@ -121,7 +140,14 @@ rec_rotate_new(cli *pc, cli_out *out, const char *base, uint64_t size,
 	r->ns = ns;
 	r->onsignal = onsignal;
 	r->maxfiles = maxfiles;
-	if (base != NULL && part_path(r->name, sizeof(r->name), base, 0) != 0) {
+	r->ring = ring;
+	if (ring != 0) {
+		/* the window is written to -o itself */
+		r->ringname = base;
+		r->base = NULL;
+		onsignal = 1;
+	}
+	if (base != NULL && ring == 0 && part_path(r->name, sizeof(r->name), base, 0) != 0) {
 		free(r);
 		return NULL;
 	}
@@ -141,6 +167,42 @@ rec_rotate_first_name(const rec_rotate *r)
 	return r->base != NULL ? r->name : NULL;
 }
 
+/* --ring: a new part in memory; NULL on failure (err says why). */
+static FILE *
+ring_part(rec_rotate *r, dtc_error *err)
+{
+	struct ringpart *p, **np;
+
+	if (r->nrp == r->rpcap) {
+		size_t ncap = r->rpcap ? 2 * r->rpcap : 16;
+
+		if ((np = realloc(r->rp, ncap * sizeof(*np))) == NULL)
+			goto nomem;
+		r->rp = np;
+		r->rpcap = ncap;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		goto nomem;
+	if ((p->f = open_memstream(&p->buf, &p->len)) == NULL) {
+		free(p);
+		goto nomem;
+	}
+	r->rp[r->nrp++] = p;
+	return p->f;
+nomem:
+	snprintf(err->text, sizeof(err->text), "out of memory for --ring");
+	return NULL;
+}
+
+static void
+ring_drop(struct ringpart *p)
+{
+	if (p->f != NULL)
+		fclose(p->f);
+	free(p->buf);
+	free(p);
+}
+
 /* A part begins: the header, its clock item, what it repeats. */
 static dtc_writer *
 part_begin(rec_rotate *r, FILE *out, dtc_error *err)
@@ -148,8 +210,11 @@ part_begin(rec_rotate *r, FILE *out, dtc_error *err)
 	dtc_writer *w;
 
 	r->start = now_ns(CLOCK_MONOTONIC);
+	if (r->ring != 0 && (out = ring_part(r, err)) == NULL)
+		return NULL;
 	w = dtc_series_part(r->s, out, r->start, now_ns(CLOCK_REALTIME), err);
 	r->first = r->last = 0;
+	r->records = 0;
 	switch_asked = 0;
 	return w;
 }
@@ -166,7 +231,11 @@ rec_rotate_start(rec_rotate *r, FILE *out, const dtc_writer_header *h,
 		snprintf(err->text, sizeof(err->text), "out of memory");
 		return NULL;
 	}
-	if ((r->s = dtc_series_writer_new(h, level, id, err)) == NULL)
+	r->level = level;
+	r->v2 = h->flavor != NULL && strcmp(h->flavor, "dtrace-v2") == 0;
+	/* --ring: the parts in memory are not compressed (the window is) */
+	if ((r->s = dtc_series_writer_new(h, r->ring != 0 ? 0 : level, id,
+	    err)) == NULL)
 		return NULL;
 	return part_begin(r, out, err);
 }
@@ -177,6 +246,12 @@ rec_rotate_note_time(rec_rotate *r, uint64_t hrtime)
 	if (r->first == 0)
 		r->first = hrtime;
 	r->last = hrtime;
+}
+
+void
+rec_rotate_note_record(rec_rotate *r)
+{
+	r->records++;
 }
 
 void
@@ -191,6 +266,12 @@ rec_rotate_due(rec_rotate *r, FILE *out)
 {
 	off_t pos;
 
+	if (r->ring != 0 && r->s != NULL && r->nrp > 0) {
+		/* a quarter of the ring a part: what is let go goes by
+		 * quarters, and the window holds three of them at least */
+		(void)fflush(r->rp[r->nrp - 1]->f);
+		return switch_asked || r->rp[r->nrp - 1]->len >= r->ring / 4;
+	}
 	if (r->base == NULL || r->s == NULL)
 		return 0;
 	if (r->onsignal && switch_asked)
@@ -216,11 +297,138 @@ part_end(rec_rotate *r, int more, int exit_status, dtc_error *err)
 	return dtc_series_end_part(r->s, &e, err) == DTC_OK ? 0 : -1;
 }
 
+/*
+ * --ring: the window, the parts kept in memory read as a series, written
+ * as one capture over -o (a temporary file renamed over it when whole):
+ * the first part kept whole but its own clock item, the others from
+ * after what they repeat, no end item but the window's own.
+ */
+static int
+ring_write(rec_rotate *r, int more, int exit_status, dtc_error *err)
+{
+	dtc_series_writer *sw = NULL;
+	dtcp_container *c = NULL;
+	dtcp_item it;
+	dtc_part_end e;
+	uint64_t hr = 0, wall = 0, rep = 0;
+	size_t j;
+	int rc = -1, st;
+	char id[32];
+
+	for (j = 0; j < r->nrp; j++)
+		if (fflush(r->rp[j]->f) == EOF)
+			goto out;
+	/* the file under -o is replaced whole, never rewritten in place */
+	if (r->out->tmp == NULL && (cli_out_close(r->pc, r->out, 1, 0, 0) != 0 ||
+	    cli_out_open(r->pc, r->out, r->ringname) != 0))
+		goto out;
+	series_name(id, sizeof(id));
+	for (j = 0; j < r->nrp; j++) {
+		struct ringpart *p = r->rp[j];
+
+		if ((c = dtcp_container_open_memory(p->buf, p->len, "<ring>",
+		    err)) == NULL)
+			goto out;
+		while ((st = dtcp_container_next(c, &it, err)) != DTC_EOF) {
+			if (st != DTC_OK)
+				goto out;
+			if (it.index == 0) {
+				if (j == 0 && (sw = dtcp_series_writer_raw(
+				    p->buf + it.offset, it.size, r->v2,
+				    r->level, id, err)) == NULL)
+					goto out;
+				continue;
+			}
+			if (it.index == 1) {
+				(void)dtcp_get_u64(c, &it, &it.nodes[0],
+				    "hrtime", 0, &hr, NULL);
+				(void)dtcp_get_u64(c, &it, &it.nodes[0],
+				    "walltime", 0, &wall, NULL);
+				rep = 0;
+				(void)dtcp_get_u64(c, &it, &it.nodes[0],
+				    "replayed", 0, &rep, NULL);
+				if (j == 0 && dtc_series_part(sw, r->out->fp, hr,
+				    wall, err) == NULL)
+					goto out;
+				continue;
+			}
+			if ((j > 0 && (uint64_t)it.index <= 1 + rep) ||
+			    strcmp(it.kind, "end") == 0)
+				continue;
+			if (dtcp_series_put_raw(sw, p->buf + it.offset, it.size,
+			    err) != DTC_OK)
+				goto out;
+		}
+		dtcp_container_close(c);
+		c = NULL;
+	}
+	if (sw == NULL)
+		goto out;
+	memset(&e, 0, sizeof(e));
+	e.exit_status = exit_status;
+	e.more = more;
+	e.first = r->rp[0]->first;
+	e.last = r->last;
+	e.ncpu = r->ncpu;
+	e.drops = r->drops;
+	e.window = 1;
+	e.let_go_records = r->let_go_records;
+	e.let_go_bytes = r->let_go_bytes;
+	if (dtc_series_end_part(sw, &e, err) == DTC_OK &&
+	    cli_out_commit(r->pc, r->out) == 0)
+		rc = 0;
+out:
+	dtcp_container_close(c);
+	dtc_series_writer_free(sw);
+	if (rc != 0 && err->text[0] == '\0')
+		snprintf(err->text, sizeof(err->text), "--ring: the window "
+		    "could not be written");
+	return rc;
+}
+
+/* --ring: the part written ends in memory, a new one begins, and the
+ * oldest go while the others hold the ring's size. */
+static dtc_writer *
+ring_switch(rec_rotate *r, dtc_error *err)
+{
+	struct ringpart *p = r->rp[r->nrp - 1];
+	uint64_t total = 0;
+	size_t j, k;
+
+	p->records = r->records;
+	p->first = r->first;
+	if (part_end(r, 1, 0, err) != 0)
+		return NULL;
+	for (j = 1; j < r->nrp; j++)
+		total += r->rp[j]->len;
+	for (k = 0; k + 1 < r->nrp && total > r->ring; k++) {
+		r->let_go_records += r->rp[k]->records;
+		r->let_go_bytes += r->rp[k]->len;
+		total -= r->rp[k + 1]->len;
+		ring_drop(r->rp[k]);
+	}
+	memmove(r->rp, r->rp + k, (r->nrp - k) * sizeof(*r->rp));
+	r->nrp -= k;
+	return part_begin(r, NULL, err);
+}
+
 dtc_writer *
 rec_rotate_switch(rec_rotate *r, FILE **out, dtc_error *err)
 {
 	char old[4096];
 	long idx;
+	dtc_writer *w;
+	int dump;
+
+	if (r->ring != 0) {
+		dump = switch_asked;
+		switch_asked = 0;
+		w = ring_switch(r, err);
+		/* the part just begun holds only what it repeats */
+		if (w != NULL && dump && ring_write(r, 1, 0, err) != 0)
+			return NULL;
+		return w;
+	}
 
 	if (part_end(r, 1, 0, err) != 0)
 		return NULL;
@@ -250,6 +458,13 @@ rec_rotate_switch(rec_rotate *r, FILE **out, dtc_error *err)
 int
 rec_rotate_finish(rec_rotate *r, int exit_status, dtc_error *err)
 {
+	if (r->ring != 0) {
+		r->rp[r->nrp - 1]->records = r->records;
+		r->rp[r->nrp - 1]->first = r->first;
+		if (part_end(r, 0, exit_status, err) != 0)
+			return -1;
+		return ring_write(r, 0, exit_status, err);
+	}
 	return part_end(r, 0, exit_status, err);
 }
 
@@ -266,6 +481,9 @@ rec_rotate_free(rec_rotate *r)
 	if (r == NULL)
 		return;
 	dtc_series_writer_free(r->s);
+	for (; r->nrp > 0; r->nrp--)
+		ring_drop(r->rp[r->nrp - 1]);
+	free(r->rp);
 	free(r->drops);
 	free(r);
 }

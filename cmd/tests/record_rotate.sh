@@ -10,7 +10,13 @@
 #  - by time (--switch-output=1s): the same;
 #  - on SIGUSR2 with --switch-max-files 2: the oldest parts are removed,
 #    two stay, and their decode is the tail of the tee from the first line
-#    of the first part kept.
+#    of the first part kept;
+#  - --ring (issue 20 item 3): the window written at the end decodes to
+#    exactly the tail of the tee, and the records it says it let go are
+#    the lines before it; on SIGUSR2 a window is written while the run
+#    goes on, its lines a slice of the tee.
+# ROTATE_CI=1 runs one rotation case (by size) and one ring case (the
+# window at the end) only: .ci/run's live step.
 # Each case prints its figure (parts, bytes, lines).  Needs root, BPF,
 # tracefs and a dtsnap built --with-libdtrace; skips (77) saying why.
 . "$(dirname "$0")/lib.sh"
@@ -82,6 +88,7 @@ grep -q '^series       [0-9a-f]\{16\}, part 1 ([0-9]* items repeated' size.info 
     ok "size: dtsnap info says series, part, records, drops" ||
     not_ok "size: dtsnap info of a part" "$(cat size.info | head -14)"
 
+if [ -z "$ROTATE_CI" ]; then
 # --- 2. by time
 script 3500 >time.d
 timeout -s INT 120 "$DTSNAP" record -s time.d -o time.dtsnap --tee time.tee \
@@ -123,7 +130,65 @@ else
 	    "$(diff sig.want sig.dec | head -5)" "$(cat sig.err sig.decerr | head -5)"
 fi
 
-# --- 4. usage
+fi
+
+# --- 4. --ring: the window written at the end is the tail of the tee
+script 3000 >ring.d
+timeout -s INT 120 "$DTSNAP" record -s ring.d -o ring.dtsnap --tee ring.tee \
+    --ring 32K >ring.out 2>ring.err
+rc=$?
+"$DTCONSUME" ring.dtsnap >ring.dec 2>ring.decerr
+line=$(grep -m1 . ring.dec)
+at=$(grep -n -x -F "$line" ring.tee | sed -n '1s/:.*//p')
+sed -n "${at:-999999},\$p" ring.tee >ring.want
+"$DTSNAP" info ring.dtsnap >ring.info 2>&1
+gone=$(sed -n 's/^let go       \([0-9]*\) records.*/\1/p' ring.info)
+# one record a line: the records let go are the lines before the window
+if [ $rc = 0 ] && [ -n "$at" ] && [ "$at" -gt 1 ] && [ -s ring.want ] &&
+    cmp -s ring.dec ring.want && [ ! -s ring.decerr ] &&
+    grep -q '^part end     a window of the run' ring.info &&
+    [ "$gone" = $((at - 1)) ]; then
+	ok "--ring 32K: $(wc -c <ring.dtsnap) bytes, the tee from line $at of $(wc -l <ring.tee); $gone records let go, as dtsnap info says"
+else
+	not_ok "--ring: the window is the tail of the tee" "exit $rc, line $at, let go $gone" \
+	    "$(diff ring.want ring.dec | head -5)" "$(cat ring.err ring.decerr | head -5)"
+fi
+
+[ -n "$ROTATE_CI" ] && finish
+# --- 5. --ring, SIGUSR2: a window while the run goes on, its numbered
+# lines a slice of the tee, then the end's window replaces it
+script 8000 >ringsig.d
+"$DTSNAP" record -s ringsig.d -o rs.dtsnap --tee rs.tee --ring 32K \
+    >rs.out 2>rs.err &
+pid=$!
+for _ in $(seq 100); do
+	[ -s rs.tee ] && break
+	sleep 0.1
+done
+sleep 1
+kill -USR2 "$pid"
+for _ in $(seq 50); do
+	[ -s rs.dtsnap ] && break
+	sleep 0.1
+done
+cp rs.dtsnap rs.mid.dtsnap 2>/dev/null
+wait "$pid"
+rc=$?
+"$DTCONSUME" rs.mid.dtsnap 2>rs.miderr | grep ' the quick brown' >rs.mid
+first=$(head -1 rs.mid)
+at=$(grep -n -x -F "$first" rs.tee | sed -n '1s/:.*//p')
+sed -n "${at:-999999},\$p" rs.tee | head -n "$(wc -l <rs.mid)" >rs.midwant
+"$DTCONSUME" rs.dtsnap >rs.dec 2>&1
+if [ $rc = 0 ] && [ -s rs.mid ] && cmp -s rs.mid rs.midwant &&
+    [ ! -s rs.miderr ] && ! cmp -s rs.mid.dtsnap rs.dtsnap &&
+    [ "$(tail -1 rs.tee)" = "$(tail -1 rs.dec)" ]; then
+	ok "--ring, SIGUSR2: a window of $(wc -l <rs.mid) lines from line $at while the run went on; the end's replaced it"
+else
+	not_ok "--ring and SIGUSR2" "exit $rc, line $at" \
+	    "$(diff rs.midwant rs.mid | head -5)" "$(cat rs.err rs.miderr | head -5)"
+fi
+
+# --- 6. usage
 "$DTSNAP" record -n BEGIN -o - --switch-output=1M >/dev/null 2>u.err
 [ $? = 2 ] && grep -q 'no -o -' u.err &&
     ok "--switch-output with -o -: a usage error" ||
