@@ -224,6 +224,7 @@ rec_rotate_start(rec_rotate *r, FILE *out, const dtc_writer_header *h,
     int level, dtc_error *err)
 {
 	char id[32];
+	dtc_writer *w;
 
 	series_name(id, sizeof(id));
 	r->ncpu = h->ncpu > 65536 ? 65536 : h->ncpu;
@@ -235,9 +236,12 @@ rec_rotate_start(rec_rotate *r, FILE *out, const dtc_writer_header *h,
 	r->v2 = h->flavor != NULL && strcmp(h->flavor, "dtrace-v2") == 0;
 	/* --ring: the parts in memory are not compressed (the window is) */
 	if ((r->s = dtc_series_writer_new(h, r->ring != 0 ? 0 : level, id,
-	    err)) == NULL)
+	    err)) == NULL || (w = part_begin(r, out, err)) == NULL)
 		return NULL;
-	return part_begin(r, out, err);
+	/* one part and no more: nothing to keep for a next one */
+	if (r->base == NULL && r->ring == 0)
+		dtcp_writer_set_keep(w, NULL, r->v2);
+	return w;
 }
 
 void

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "base.h"
 
@@ -74,10 +75,14 @@ dtc_part_probe(const char *path, dtc_part_info *pi, dtc_error *err)
 {
 	dtcp_container *c;
 	dtcp_item it;
+	struct stat sb;
 	int rc, found = 0;
 
 	dtc_error_clear(err);
 	memset(pi, 0, sizeof(*pi));
+	/* a pipe read here would lose what it read: never a part */
+	if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+		return 0;
 	if ((c = dtcp_container_open_file(path, err)) == NULL)
 		return -1;
 	rc = dtcp_container_next(c, &it, err);
