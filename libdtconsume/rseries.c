@@ -128,12 +128,10 @@ dtcp_rseries_free(struct dtcp_rseries *s)
 	series_free(s);
 }
 
-dtc_reader *
-dtc_open_series(const char *const *paths, size_t n, unsigned flags,
-    dtc_error *err)
+struct dtcp_rseries *
+dtcp_rseries_new(const char *const *paths, size_t n, dtc_error *err)
 {
 	struct dtcp_rseries *s;
-	dtc_reader *r;
 	size_t i;
 	int rc;
 
@@ -186,12 +184,13 @@ dtc_open_series(const char *const *paths, size_t n, unsigned flags,
 			series_free(s);
 			return NULL;
 		}
-	if ((r = dtc_open_file(s->p[0].path, flags, err)) == NULL) {
-		series_free(s);
-		return NULL;
-	}
-	dtcp_reader_set_series(r, s);
-	return r;
+	return s;
+}
+
+const char *
+dtcp_rseries_first(const struct dtcp_rseries *s)
+{
+	return s->p[0].path;
 }
 
 /* The next part: its header read, what it repeats skipped or not. */
