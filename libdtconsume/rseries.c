@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "base.h"
+#include "decoders.h"
 
 struct part {
 	char *path;
