@@ -405,14 +405,18 @@ nothing_matched(cli *c, const struct sel *sels, size_t nsels,
  * 2).
  */
 static dtc_reader *
-open_capture(run *x, const char *path)
+open_capture(run *x, const decode_unit *u)
 {
+	const char *path = u->paths[0];
 	dtc_reader *r;
 	dtc_error err;
 	size_t i;
 
 	dtc_error_clear(&err);
-	if (strcmp(path, "-") == 0)
+	if (u->n > 1)
+		r = dtc_open_series((const char *const *)u->paths, u->n,
+		    x->flags, &err);
+	else if (strcmp(path, "-") == 0)
 		r = dtc_open_fd(0, "<stdin>", x->flags, &err);
 	else
 		r = dtc_open_file(path, x->flags, &err);
@@ -734,7 +738,8 @@ decode_main(int argc, char **argv, const char *deffmt)
 	struct sel *sels;
 	run x;
 	cli_out out;
-	int ch, i, want_exit = 0, werr, werrno = 0, merge_aggs = 0;
+	int ch, i, want_exit = 0, werr, werrno = 0, merge_aggs = 0, nunits;
+	decode_unit *units;
 	int by_oformat = 0, dash_O = 0, have_fkeys = 0, progress = 1;
 	int unbuffered = 0;
 	int strip = 0;
@@ -887,14 +892,23 @@ decode_main(int argc, char **argv, const char *deffmt)
 		x.flags |= DTC_OPEN_NOAGGEXIT;
 	/* The first capture that opens is opened before the output: the
 	 * options are checked there, and a bad one touches nothing. */
-	for (i = optind; i < argc; i++)
-		if ((first = open_capture(&x, argv[i])) != NULL ||
+	/* the parts of a series named are read as one capture */
+	if ((units = decode_units(argv + optind, argc - optind, &nunits)) ==
+	    NULL) {
+		cli_warn(&c, "out of memory");
+		free(opts);
+		free(sels);
+		return c.status;
+	}
+	for (i = 0; i < nunits; i++)
+		if ((first = open_capture(&x, &units[i])) != NULL ||
 		    c.status == CLI_EXIT_USAGE)
 			break;
 	if (c.status == CLI_EXIT_USAGE ||
 	    cli_out_open(&c, &out, outpath) != 0) {
 		dtc_close(first);
-		free(opts);
+		free(units);
+	free(opts);
 		free(sels);
 		return c.status;
 	}
@@ -931,7 +945,8 @@ decode_main(int argc, char **argv, const char *deffmt)
 		cli_warn(&c, "cannot start the %s output", em->name);
 		cli_out_close(&c, &out, 0, 0, 0);
 		dtc_close(first);
-		free(opts);
+		free(units);
+	free(opts);
 		free(sels);
 		return c.status;
 	}
@@ -942,13 +957,13 @@ decode_main(int argc, char **argv, const char *deffmt)
 	}
 	/* from the first capture that opened (the ones before it could not
 	 * be, and are reported) */
-	for (; i < argc; i++) {
+	for (; i < nunits; i++) {
 		if (decode_file(&x, first != NULL ? first :
-		    open_capture(&x, argv[i]), argv[i]) != 0)
+		    open_capture(&x, &units[i]), units[i].paths[0]) != 0)
 			break;
 		first = NULL;
 	}
-	if (x.merge != NULL && i == argc && !(by_oformat && !dash_O)) {
+	if (x.merge != NULL && i == nunits && !(by_oformat && !dash_O)) {
 		const dtc_event *ev;
 
 		/* the merged aggregations, printed once after every file */
@@ -975,9 +990,10 @@ decode_main(int argc, char **argv, const char *deffmt)
 		    outpath);
 	cli_out_close(&c, &out, x.nopened > 0 && c.status != CLI_EXIT_USAGE,
 	    werr != 0, werrno);
-	if (x.nsels > 0 && x.nsets == 0 && x.nopened > 0 && i == argc &&
+	if (x.nsels > 0 && x.nsets == 0 && x.nopened > 0 && i == nunits &&
 	    c.status != CLI_EXIT_USAGE)
 		nothing_matched(&c, sels, x.nsels, x.nopened);
+	free(units);
 	free(opts);
 	free(sels);
 	if (want_exit && c.status == CLI_EXIT_OK)
@@ -1019,7 +1035,10 @@ decode_check(cli *c, const char *path, unsigned maxwarn, decode_totals *t)
 	if ((x.st = dtc_fmt_text.create(&eo)) == NULL) {
 		cli_warn(c, "out of memory");
 	} else {
-		(void)decode_file(&x, open_capture(&x, path), path);
+		char *one[1] = { (char *)path };
+		decode_unit u = { one, 1 };
+
+		(void)decode_file(&x, open_capture(&x, &u), path);
 		/* writes to /dev/null do not fail */
 		(void)dtc_fmt_text.destroy(x.st);
 	}

@@ -14,6 +14,19 @@
  * 0 for none), else DECODE_MAXWARN. */
 unsigned decode_maxwarn(void);
 
+/*
+ * decode_series.c: the operands as the captures to decode, in order.  A
+ * file that is a part of a series (dtsnap(5), SERIES) takes the other
+ * parts of that series named after it, which are read with it as one
+ * capture (dtc_open_series), at its place.  One malloc'd block (free
+ * it); NULL when out of memory.
+ */
+typedef struct decode_unit {
+	char **paths;
+	size_t n;
+} decode_unit;
+decode_unit *decode_units(char **files, int nfiles, int *nunits);
+
 /* deffmt: the output format when -f is not given ("text", "json"). */
 int decode_main(int argc, char **argv, const char *deffmt);
 

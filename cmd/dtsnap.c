@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "parts.h"
 #include "decode.h"
 #include "program.h"
 #include "dtsnap_dof.h"
@@ -676,6 +677,7 @@ typedef struct walkstat {
 	/* options as the last options item set them */
 	struct { char name[32], value[64]; } opts[64];
 	size_t nopts;
+	partstat part;       /* a part of a series (info_part.c) */
 } walkstat;
 
 static void
@@ -910,6 +912,8 @@ walk_all(snap *s, walkstat *w)
 	while (snap_next(s) == DTC_OK) {
 		count_kind(w, s->item.kind);
 		count_pass(s, w);
+		part_note(&w->part, s->item.kind, s->item.index,
+		    &s->item.nodes[0]);
 		if (strcmp(s->item.kind, "buf") == 0 ||
 		    (s->meta.v2 && strcmp(s->item.kind, "recs") == 0))
 			walk_buf(s, w);
@@ -2061,6 +2065,7 @@ info_print(snap *s, walkstat *w, FILE *f)
 		    w->exit_status);
 	else
 		fprintf(f, "end          none: the capture was cut short\n");
+	part_print(f, &w->part);
 	if (w->nopts > 0) {
 		fputs("options     ", f);
 		for (k = 0; k < w->nopts; k++)
@@ -2185,6 +2190,7 @@ static const char main_usage[] =
 "  program [-S] FILE               the D source and options, or dtrace -S\n"
 "  dof [-f text|json] FILE         list a DOF object (dtrace -G, .SUNW_dof)\n"
 "  record [dtrace options] -o OUT  run D like dtrace(1), capture it (--tee)\n"
+"  split [--passes N] IN -o OUT    cut a capture into a series of parts\n"
 "\n"
 "'dtsnap COMMAND --help' describes one command.  See dtsnap(1).\n";
 
@@ -2219,6 +2225,8 @@ main(int argc, char **argv)
 		return program_main(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "dof") == 0)
 		return dtsnap_dof_main(&c, argc - 1, argv + 1);
+	if (strcmp(argv[1], "split") == 0)
+		return cmd_split(&c, argc - 1, argv + 1);
 	if (strcmp(argv[1], "record") == 0) {
 #ifdef HAVE_LIBDTRACE
 		return record_main(argc - 1, argv + 1);

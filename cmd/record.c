@@ -43,6 +43,8 @@ struct rec_sink {
 	/* --max-size: 0 none; full once the capture reached it */
 	uint64_t max_size;
 	int full;
+	/* the series the capture is written as (record_rotate.c) */
+	rec_rotate *rot;
 };
 
 /* A run this long is written out even if the CPU does not change, so
@@ -76,7 +78,8 @@ rec_sink_start(rec_sink *s, const dtc_writer_header *h)
 {
 	if (s->failed)
 		return -1;
-	s->w = dtc_writer_new_zstd(s->out, h, s->zlevel, &s->err);
+	s->w = s->rot != NULL ? rec_rotate_start(s->rot, s->out, h, s->zlevel,
+	    &s->err) : dtc_writer_new_zstd(s->out, h, s->zlevel, &s->err);
 	if (s->w == NULL) {
 		s->failed = 1;
 	} else if (s->file != NULL && cli_out_commit(s->cli, s->file) != 0) {
@@ -181,6 +184,8 @@ rec_sink_record(rec_sink *s, int cpu, const void *rec, size_t size)
 	    sink_flush_run(s) != 0)
 		return -1;
 	s->run_cpu = cpu;
+	if (s->rot != NULL)
+		rec_rotate_note_record(s->rot);
 	if (s->run_len + size > s->run_cap) {
 		size_t cap = s->run_cap ? s->run_cap : 4096;
 		uint8_t *p;
@@ -220,7 +225,27 @@ rec_sink_end_pass(rec_sink *s)
 		s->failed = 1;
 		return -1;
 	}
+	/* --switch-output: the next part begins with the next pass */
+	if (s->rot != NULL && rec_rotate_due(s->rot, s->out) &&
+	    (s->w = rec_rotate_switch(s->rot, &s->out, &s->err)) == NULL) {
+		s->failed = 1;
+		return -1;
+	}
 	return 0;
+}
+
+void
+rec_sink_note_time(rec_sink *s, uint64_t hrtime)
+{
+	if (s->rot != NULL)
+		rec_rotate_note_time(s->rot, hrtime);
+}
+
+void
+rec_sink_note_drops(rec_sink *s, int cpu, uint64_t drops)
+{
+	if (s->rot != NULL)
+		rec_rotate_note_drops(s->rot, cpu, drops);
 }
 
 int
@@ -233,7 +258,9 @@ rec_sink_finish(rec_sink *s, int exit_status)
 		return -1;
 	w = s->w;
 	s->w = NULL;
-	rc = dtc_writer_end(w, exit_status, &s->err);
+	/* the series owns its part's writer */
+	rc = s->rot != NULL ? rec_rotate_finish(s->rot, exit_status, &s->err) :
+	    dtc_writer_end(w, exit_status, &s->err);
 	if (rc != 0)
 		s->failed = 1;
 	if (fflush(s->out) == EOF && !s->failed) {
@@ -250,7 +277,10 @@ rec_sink_abandon(rec_sink *s)
 	if (s->w != NULL) {
 		if (!s->failed)
 			(void)sink_flush_run(s);
-		dtc_writer_free(s->w);
+		if (s->rot != NULL)
+			rec_rotate_abandon(s->rot);
+		else
+			dtc_writer_free(s->w);
 		s->w = NULL;
 	}
 	(void)fflush(s->out);
@@ -273,8 +303,9 @@ rec_sink_free(rec_sink *s)
 {
 	if (s == NULL)
 		return;
-	if (s->w != NULL)
+	if (s->w != NULL && s->rot == NULL)
 		dtc_writer_free(s->w);
+	rec_rotate_free(s->rot);
 	free(s->run);
 	free(s);
 }
@@ -289,6 +320,8 @@ static const char record_usage[] =
 "           [-b bufsz] [-c cmd] [-p pid] [-D name[=def]] [-U name] [-I dir]\n"
 "           [-L dir] [-X a|c|s|t] [-o capture.dtsnap|-] [--tee FILE|-]\n"
 "           [--max-size SIZE] [-z[LEVEL]|--compression-level[=LEVEL]]\n"
+"           [--switch-output[=signal|SIZE|TIME]] [--switch-max-files N]\n"
+"           [--ring SIZE]\n"
 "           [args ...]\n"
 "       dtsnap record -l [-n probe]... [-P provider] [-s script]...\n"
 "       dtsnap record --version\n"
@@ -306,6 +339,21 @@ static const char record_usage[] =
 "                   aggregations and the end item are still written) once\n"
 "                   the capture holds SIZE bytes (suffix K, M or G: powers\n"
 "                   of 1024); the exit status is then 3\n"
+"  --switch-output[=signal|SIZE|TIME]\n"
+"                   cut the capture into parts OUT.000000.dtsnap,\n"
+"                   OUT.000001.dtsnap, ... (-o OUT.dtsnap), each a capture\n"
+"                   on its own: a new part at the end of the consume pass\n"
+"                   in which SIGUSR2 came (signal, the default), the part\n"
+"                   reached SIZE bytes (suffix B, K, M or G) or spans TIME\n"
+"                   (suffix s, m, h or d); dtconsume OUT.*.dtsnap decodes\n"
+"                   them as one capture\n"
+"  --switch-max-files N\n"
+"                   keep the newest N parts, removing older ones\n"
+"  --ring SIZE      a flight recorder: keep in memory only the newest\n"
+"                   records (about SIZE bytes of capture, suffix K, M or\n"
+"                   G) with all metadata and the aggregation state, and\n"
+"                   write them to -o FILE as one capture on SIGUSR2 and\n"
+"                   at the end\n"
 "\n"
 "-o FILE is written as a temporary file beside FILE, renamed over it at\n"
 "the first item: a run that records nothing leaves FILE as it was.  A\n"
@@ -314,6 +362,9 @@ static const char record_usage[] =
 
 /* dtrace(1)'s options that dtsnap record takes; -o is the capture. */
 static const char record_optstr[] = "+:b:c:CD:f:FhHi:I:lL:m:n:o:p:P:qs:U:wx:X:z::Z";
+
+/* Long options without a letter (record_rotate.c's) */
+enum { OPT_SWITCH = 1001, OPT_MAXFILES, OPT_RING };
 
 /* The exit status of a recording stopped by --max-size. */
 #define REC_E_FULL 3
@@ -370,10 +421,17 @@ record_main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "compression-level", optional_argument, NULL, 'z' },
+		{ "switch-output", optional_argument, NULL, OPT_SWITCH },
+		{ "switch-max-files", required_argument, NULL, OPT_MAXFILES },
+		{ "ring", required_argument, NULL, OPT_RING },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *capname = NULL, *teename = NULL;
-	uint64_t max_size = 0;
+	uint64_t max_size = 0, sw_size = 0, sw_ns = 0, ring = 0;
+	int sw_sig = 0, rotating = 0;
+	long maxfiles = 0;
+	const char *why = NULL;
+	rec_rotate *rot;
 	cli pc;
 	cli_out capout, teeout;
 	rec_config cfg;
@@ -436,6 +494,25 @@ record_main(int argc, char **argv)
 				usage_error("--max-size takes a size in bytes "
 				    "(suffix K, M or G), not '%s'", optarg);
 			break;
+		case OPT_SWITCH:
+			if (rec_rotate_parse(optarg, &sw_size, &sw_ns, &sw_sig,
+			    &why) != 0)
+				usage_error("%s, not '%s'", why, optarg);
+			rotating = 1;
+			break;
+		case OPT_RING:
+			if ((ring = parse_size(optarg)) == 0)
+				usage_error("--ring takes a size in bytes "
+				    "(suffix K, M or G), not '%s'", optarg);
+			break;
+		case OPT_MAXFILES:
+			errno = 0;
+			maxfiles = strtol(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    maxfiles < 1)
+				usage_error("--switch-max-files takes a number "
+				    "of files from 1, not '%s'", optarg);
+			break;
 		case 'z':
 			/* as perf record's -z: level 1 unless given */
 			zlevel = 1;
@@ -492,6 +569,17 @@ record_main(int argc, char **argv)
 	    lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0)
 		usage_error("--max-size needs a capture that is a file "
 		    "(-o FILE), not a pipe");
+	if (rotating && (strcmp(capname, "-") == 0 || max_size != 0))
+		usage_error("--switch-output writes files named after -o FILE, "
+		    "and bounds them itself (--switch-max-files): no -o - and "
+		    "no --max-size with it");
+	if (ring != 0 && (rotating || max_size != 0 ||
+	    strcmp(capname, "-") == 0))
+		usage_error("--ring writes its window to -o FILE on SIGUSR2 and "
+		    "at the end: no -o -, --switch-output or --max-size with "
+		    "it");
+	if (maxfiles != 0 && !rotating)
+		usage_error("--switch-max-files goes with --switch-output");
 	if (strcmp(capname, "-") == 0 && teename != NULL &&
 	    strcmp(teename, "-") == 0)
 		usage_error("--tee - and -o - would both write to standard "
@@ -504,10 +592,18 @@ record_main(int argc, char **argv)
 	cli_init(&pc, "dtsnap record");
 	memset(&capout, 0, sizeof(capout));
 	memset(&teeout, 0, sizeof(teeout));
+	if ((rot = rec_rotate_new(&pc, &capout, rotating || ring != 0 ?
+	    capname : NULL, sw_size, sw_ns, sw_sig, maxfiles, ring)) == NULL) {
+		fputs("dtsnap record: out of memory\n", stderr);
+		return REC_E_ERROR;
+	}
 	if (strcmp(capname, "-") == 0)
 		capture = stdout;
-	else if (cli_out_open(&pc, &capout, capname) != 0)
+	else if (cli_out_open(&pc, &capout, rotating ?
+	    rec_rotate_first_name(rot) : capname) != 0) {
+		rec_rotate_free(rot);
 		return REC_E_ERROR;
+	}
 	else
 		capture = capout.fp;
 	if (teename != NULL && strcmp(teename, "-") == 0) {
@@ -521,6 +617,7 @@ record_main(int argc, char **argv)
 		    cli_out_commit(&pc, &teeout) != 0) {
 			if (capture != stdout)
 				(void)cli_out_close(&pc, &capout, 0, 0, 0);
+			rec_rotate_free(rot);
 			return REC_E_ERROR;
 		}
 		tee_out = teeout.fp;
@@ -539,9 +636,12 @@ record_main(int argc, char **argv)
 	cfg.capture_name = capname;
 	if ((cfg.sink = rec_sink_new(capture, capname)) == NULL) {
 		fputs("dtsnap record: out of memory\n", stderr);
+		rec_rotate_free(rot);
 		return REC_E_ERROR;
 	}
-	if (capture != stdout) {
+	cfg.sink->rot = rot;
+	/* --ring: -o is written by the window, not at the start */
+	if (capture != stdout && ring == 0) {
 		cfg.sink->cli = &pc;
 		cfg.sink->file = &capout;
 	}
@@ -566,7 +666,7 @@ record_main(int argc, char **argv)
 	}
 	/* a write error was said above, with its reason */
 	if (capture != stdout && rec_sink_check(cfg.sink, 0) != 0)
-		clearerr(capture);
+		clearerr(capout.fp);
 	/* nothing traced (the program did not compile, ...): the temporary
 	 * file goes, and what FILE held stays */
 	if (capture != stdout && cli_out_close(&pc, &capout, 0, 0, 0) != 0 &&

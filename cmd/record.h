@@ -99,6 +99,44 @@ void rec_sink_abandon(rec_sink *s);
 const char *rec_sink_error(rec_sink *s, char *buf, size_t len);
 void rec_sink_free(rec_sink *s);
 
+/* The backend tells the sink the time of a pass's records (the pass
+ * clock's hrtime) and each drop, for what the capture says it holds. */
+void rec_sink_note_time(rec_sink *s, uint64_t hrtime);
+void rec_sink_note_drops(rec_sink *s, int cpu, uint64_t drops);
+
+/*
+ * record_rotate.c: every capture written as a series (dtsnap(5) SERIES),
+ * of one part unless --switch-output cuts it into several.  The sink
+ * calls these; record.c's command sets them up.
+ */
+typedef struct rec_rotate rec_rotate;
+struct cli;
+struct cli_out;
+int rec_rotate_parse(const char *arg, uint64_t *size, uint64_t *ns,
+    int *sig, const char **why);
+/* base NULL: one part (no switching); out: the capture's cli_out, which
+ * a switch closes and reopens on the next part's name */
+rec_rotate *rec_rotate_new(struct cli *pc, struct cli_out *out,
+    const char *base, uint64_t size, uint64_t ns, int onsignal,
+    long maxfiles, uint64_t ring);
+/* --ring (ring != 0, base: -o's name): parts in memory, the newest
+ * holding ring bytes kept, written to base as one window capture on
+ * SIGUSR2 and at the end */
+void rec_rotate_note_record(rec_rotate *r);
+/* The name of part 0 (what -o opens), NULL without switching. */
+const char *rec_rotate_first_name(const rec_rotate *r);
+dtc_writer *rec_rotate_start(rec_rotate *r, FILE *out,
+    const dtc_writer_header *h, int level, dtc_error *err);
+void rec_rotate_note_time(rec_rotate *r, uint64_t hrtime);
+void rec_rotate_note_drops(rec_rotate *r, int cpu, uint64_t drops);
+/* At the end of a pass: whether the part is to end here. */
+int rec_rotate_due(rec_rotate *r, FILE *out);
+/* The part ends (more follows) and the next begins on *out. */
+dtc_writer *rec_rotate_switch(rec_rotate *r, FILE **out, dtc_error *err);
+int rec_rotate_finish(rec_rotate *r, int exit_status, dtc_error *err);
+void rec_rotate_abandon(rec_rotate *r);
+void rec_rotate_free(rec_rotate *r);
+
 /*
  * record_ctf.c: one print() type, and what printing it needs, copied out
  * of libdtrace's dictionary into a dictionary of its own, serialized as

@@ -1116,6 +1116,9 @@ write_clock(int64_t pass)
 	clock_gettime(CLOCK_REALTIME, &real);
 	if (w == NULL)
 		return -1;
+	if (pass >= 0)
+		rec_sink_note_time(g.sink, (uint64_t)mono.tv_sec *
+		    1000000000u + (uint64_t)mono.tv_nsec);
 	return rec_sink_check(g.sink, dtc_writer_add_pass_clock(w, pass,
 	    (uint64_t)mono.tv_sec * 1000000000u + (uint64_t)mono.tv_nsec,
 	    (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec,
@@ -1392,6 +1395,7 @@ drophandler(const dtrace_dropdata_t *data, void *arg)
 	    data->dtdda_drops, data->dtdda_total, data->dtdda_msg,
 	    rec_sink_err(g.sink))) != 0))
 		capture_failed();
+	rec_sink_note_drops(g.sink, (int)data->dtdda_cpu, data->dtdda_drops);
 	error("%s\n", data->dtdda_msg);
 	return DTRACE_HANDLE_OK;
 }

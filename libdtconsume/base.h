@@ -81,6 +81,23 @@ dtc_writer *dtcp_writer_raw(FILE *out, int level, dtc_error *err);
 int dtcp_writer_put_item(dtc_writer *w, const void *p, size_t n,
     dtc_error *err);
 
+/* series.c (captures in parts, dtsnap(5) SERIES): writer.c hands every
+ * item it writes to the part's keep (begin with its kind, its bytes,
+ * end), which keeps what the next part must repeat. */
+struct dtcp_wkeep;
+void dtcp_wkeep_begin(struct dtcp_wkeep *k, const char *kind);
+void dtcp_wkeep_bytes(struct dtcp_wkeep *k, const void *p, size_t n);
+void dtcp_wkeep_end(struct dtcp_wkeep *k);
+void dtcp_writer_set_keep(dtc_writer *w, struct dtcp_wkeep *keep, int v2);
+long long dtcp_writer_nitems(const dtc_writer *w);
+int dtcp_writer_flush_options(dtc_writer *w, dtc_error *err);
+/* The raw path of dtsnap split: a series writer whose header is the
+ * item hdr (a capture's own), items put as they are, renumbered. */
+dtc_series_writer *dtcp_series_writer_raw(const void *hdr, size_t n,
+    int v2, int level, const char *id, dtc_error *err);
+int dtcp_series_put_raw(dtc_series_writer *s, const void *p, size_t n,
+    dtc_error *err);
+
 /* ------------------------------------------------------------------ */
 /* Byte order                                                          */
 /* ------------------------------------------------------------------ */
@@ -260,6 +277,7 @@ int dtcp_get_bytes(const dtcp_container *c, const dtcp_item *it,
 int dtcp_get_node(const dtcp_container *c, const dtcp_item *it,
     const dtcp_node *map, const char *key, int type, int required,
     const dtcp_node **out, dtc_error *err);
+
 
 /* ------------------------------------------------------------------ */
 /* options.c                                                           */

@@ -43,6 +43,7 @@ dtcp_capture_free(dtcp_capture *c)
 	free((char *)c->hdr.producer);
 	if (c->cont != NULL)
 		dtcp_container_close(c->cont);
+	dtcp_rseries_free(c->series);
 	free(c->source);
 }
 

@@ -13,6 +13,7 @@
 struct dtc_capture {
 	dtcp_container *cont;
 	char *source;            /* the container's name, for messages */
+	struct dtcp_rseries *series;  /* a capture in parts (rseries.c) */
 	dtc_header hdr;
 	int swap;                /* capture byte order != host */
 	int illumos;             /* illumos rules (%d, llquantize...) */

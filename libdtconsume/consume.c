@@ -1847,3 +1847,10 @@ dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
 	return dtc_capture_text_cut(r != NULL ? &r->cap : NULL, out, start,
 	    what, err);
 }
+
+/* rseries.c: the reader reads the parts of a series. */
+void
+dtcp_reader_set_series(dtc_reader *r, struct dtcp_rseries *s)
+{
+	r->cap.series = s;
+}

@@ -428,4 +428,16 @@ size_t dtcp_msg_cap(const dtcp_capture *c);
  * between record sets and for a capture no reader walks. */
 void dtcp_capture_where(const dtcp_capture *c, dtc_error *err);
 
+/* rseries.c: the reader of a series takes its items from the part being
+ * read, moving *cont and *source on to the next part (pass.c). */
+struct dtcp_rseries;
+int dtcp_rseries_next(struct dtcp_rseries *s, dtcp_container **cont,
+    char **source, dtcp_item *item, dtc_error *err);
+void dtcp_rseries_free(struct dtcp_rseries *s);
+/* The parts at paths (any order), checked to be one series, in part
+ * order; NULL with err.  dtcp_rseries_first: the path of the first. */
+struct dtcp_rseries *dtcp_rseries_new(const char *const *paths, size_t n,
+    dtc_error *err);
+const char *dtcp_rseries_first(const struct dtcp_rseries *s);
+
 #endif /* DTCP_DECODERS_H */

@@ -941,6 +941,50 @@ int dtc_writer_end(dtc_writer *w, int exit_status, dtc_error *err);
 /* Frees w without writing the end item (a capture cut short). */
 void dtc_writer_free(dtc_writer *w);
 
+/*
+ * A capture in parts (dtsnap(5), SERIES; series.c): each part a capture
+ * on its own.  A part starts with the header, a clock item naming the
+ * series and the part (the clock pair at its start), and the metadata
+ * and aggregation snapshot the parts before it wrote, repeated; it ends
+ * with an end item saying what it holds.  dtc_series_part opens part 0,
+ * 1, ... on out and returns its writer (the series' own: do not end or
+ * free it); dtc_series_end_part closes it.  id: the series' name, the
+ * same text in every part (at most 63 bytes).
+ */
+typedef struct dtc_series_writer dtc_series_writer;
+typedef struct dtc_part_end {
+	int exit_status;
+	int more;                /* 1: the run goes on in the next part */
+	uint64_t first, last;    /* first and last record time (0: none) */
+	uint32_t ncpu;           /* drops[]: drops so far, by cpu */
+	const uint64_t *drops;
+	/* a window (--ring): records let go before it; 0 for a part */
+	int window;
+	uint64_t let_go_records, let_go_bytes;
+} dtc_part_end;
+dtc_series_writer *dtc_series_writer_new(const dtc_writer_header *h,
+    int level, const char *id, dtc_error *err);
+dtc_writer *dtc_series_part(dtc_series_writer *s, FILE *out,
+    uint64_t hrtime, uint64_t walltime, dtc_error *err);
+int dtc_series_end_part(dtc_series_writer *s, const dtc_part_end *e,
+    dtc_error *err);
+/* The index of the part open or last ended (-1 before the first). */
+long dtc_series_index(const dtc_series_writer *s);
+void dtc_series_writer_free(dtc_series_writer *s);
+
+/* Reading a series: paths are its parts, in any order; they are read
+ * in part order as one capture (a part missing is reported where the
+ * next one starts, and reading goes on).  dtc_part_probe says whether
+ * path is a part: 1 and *pi filled, 0 when not, -1 with err. */
+typedef struct dtc_part_info {
+	char series[64];
+	uint32_t part;
+	uint32_t replayed;       /* items after the clock item, repeated */
+} dtc_part_info;
+int dtc_part_probe(const char *path, dtc_part_info *pi, dtc_error *err);
+dtc_reader *dtc_open_series(const char *const *paths, size_t n,
+    unsigned flags, dtc_error *err);
+
 /* ------------------------------------------------------------------ */
 /* The capture: rendering and symbolization without a reader           */
 /* ------------------------------------------------------------------ */

@@ -572,7 +572,9 @@ dtcp_pass_read(dtcp_pass *ps, dtc_error *err)
 		}
 		if (ps->eof)
 			return DTC_OK;
-		rc = dtcp_container_next(cap->cont, &it, err);
+		rc = cap->series != NULL ? dtcp_rseries_next(cap->series,
+		    &cap->cont, &cap->source, &it, err) :
+		    dtcp_container_next(cap->cont, &it, err);
 		if (rc == DTC_OK) {
 			set_position(ps, &it);
 			if (ps->saw_end)

@@ -13,4 +13,7 @@
 dtc_reader *dtcp_reader_detached(const dtc_reader *like);
 dtcp_capture *dtcp_reader_capture_rw(dtc_reader *r);
 
+/* consume.c: the reader reads the parts of a series (series_open.c). */
+void dtcp_reader_set_series(dtc_reader *r, struct dtcp_rseries *s);
+
 #endif /* DTCP_READER_H */

@@ -79,6 +79,8 @@ struct dtc_writer {
 	uint8_t *zout;
 	size_t zcap;
 	uint64_t zframe;
+	/* series.c: what a next part repeats (NULL: nothing kept) */
+	struct dtcp_wkeep *keep;
 };
 
 /* ------------------------------------------------------------------ */
@@ -243,6 +245,8 @@ put(dtc_writer *w, const void *p, size_t n, dtc_error *err)
 {
 	if (w->dead || n == 0)
 		return;
+	if (w->keep != NULL)
+		dtcp_wkeep_bytes(w->keep, p, n);
 	if (w->zc != NULL) {
 		zput(w, p, n, ZSTD_e_continue, err);
 		if (!w->dead)
@@ -343,6 +347,8 @@ begin(dtc_writer *w, const char *kind, size_t nkeys, dtc_error *err)
 	e_map(w, nkeys + 2);
 	e_key_text(w, "t", kind);
 	e_key_uint(w, "seq", (uint64_t)w->nitems);
+	if (w->keep != NULL)
+		dtcp_wkeep_begin(w->keep, kind);
 	return DTC_OK;
 }
 
@@ -360,6 +366,8 @@ finish(dtc_writer *w, dtc_error *err)
 {
 	if (flush(w, err) != DTC_OK)
 		return DTC_FATAL;
+	if (w->keep != NULL)
+		dtcp_wkeep_end(w->keep);
 	w->nitems++;
 	if (w->zframe >= DTCP_ZSTD_FRAME_BYTES)
 		return end_frame(w, err);
@@ -1316,5 +1324,31 @@ dtcp_writer_put_item(dtc_writer *w, const void *p, size_t n, dtc_error *err)
 	w->nitems++;
 	if (w->zframe >= DTCP_ZSTD_FRAME_BYTES)
 		return end_frame(w, err);
+	return DTC_OK;
+}
+
+/* series.c: the writer of a part keeps what the next part repeats
+ * (keep: NULL for nothing); a raw writer takes the flavor's items. */
+void
+dtcp_writer_set_keep(dtc_writer *w, struct dtcp_wkeep *keep, int v2)
+{
+	w->keep = keep;
+	w->v2 = v2 != 0;
+}
+
+long long
+dtcp_writer_nitems(const dtc_writer *w)
+{
+	return w->nitems;
+}
+
+/* Options set so far written now (before an item put raw after them). */
+int
+dtcp_writer_flush_options(dtc_writer *w, dtc_error *err)
+{
+	if (w->dead)
+		return die(w, err, w->fatal.code, NULL);
+	if (w->nopts > 0 && !w->in_ksyms && !w->in_aggsnap)
+		return write_options(w, err);
 	return DTC_OK;
 }

@@ -138,7 +138,7 @@ hand() {
 	want "$s" "dtconsume --libxo " json text
 	want "$s" "dt2json -f c" cbor
 	want "$s" "dtsnap v" validate
-	want "$s" "dtsnap " convert dof dump info program record synth validate
+	want "$s" "dtsnap " convert dof dump info program record split synth validate
 	want "$s" "dtsnap dof -f " json text
 	want "$s" "dtsnap dof -" -f --format -h --help
 	want "$s" "dtsnap info " a.dtsnap "c d.dtsnap" sub
@@ -244,7 +244,7 @@ if command -v make >/dev/null 2>&1; then
 		ok "make install puts the three in share/bash-completion/completions"
 		# each alone, as bash-completion loads them
 		want ". '$dir/dt2json'" "dt2json -f c" cbor
-		want ". '$dir/dtsnap'" "dtsnap s" synth
+		want ". '$dir/dtsnap'" "dtsnap s" split synth
 		want ". '$dir/dtconsume'" "dtconsume --merge" --merge-aggs
 	else
 		not_ok "make install puts the three in share/bash-completion/completions" \
