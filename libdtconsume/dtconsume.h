@@ -1029,6 +1029,11 @@ int dtc_capture_printa_render(const dtc_capture *c, const dtc_aggprint *ap,
     const dtc_aggrow *row, dtc_buf *out, dtc_error *err);
 int dtc_capture_text_cut(const dtc_capture *c, dtc_buf *out, size_t start,
     const char *what, dtc_error *err);
+/* The kernel symbols and process mappings of c written to w (as
+ * dtc_writer_ksym and dtc_writer_add_proc would), so that a capture
+ * derived from another symbolizes as its source did. */
+int dtc_writer_copy_symbols(dtc_writer *w, const dtc_capture *c,
+    dtc_error *err);
 
 /* ------------------------------------------------------------------ */
 /* The program behind a capture (program.c; dtsnap(5), program)        */

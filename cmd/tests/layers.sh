@@ -28,7 +28,7 @@ layer() {
 	series_open.c) echo 4 ;;
 	decoders.h|capture.h|capture.c|meta.c|v2.c|select.h|select.c|walker.c|\
 	record.c|printf.c|ctf_private.h|ctf.c|ctfopen.c|ctfprint_v2.c|\
-	ctfprint_legacy.c|ctfwalk.c|symbols.c|program.c) echo 1 ;;
+	ctfprint_legacy.c|ctfwalk.c|symbols.c|program.c|writer_symbols.c) echo 1 ;;
 	agg.h|agg.c) echo 2 ;;
 	pass.h|pass.c) echo 3 ;;
 	reader.h|consume.c|batch.c) echo 4 ;;

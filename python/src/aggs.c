@@ -18,9 +18,9 @@
  * text emitter over dtc_aggmerge_next's events: no printing is redone
  * here.
  *
- * Uses the library's internals (dtc_private.h) for what the public API
- * does not list: the first reader's symbol tables.  The extension links
- * the library statically, so they are the same code.
+ * Only the public API: the first reader's symbol tables are copied by
+ * dtc_writer_copy_symbols(), and the words written into entries are put
+ * in the capture's byte order (its header's big_endian) here.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -30,7 +30,6 @@
 #include <string.h>
 
 #include "ext.h"
-#include "capture.h"
 #include "emitter.h"
 #include "model.h"
 #include "pyout.h"
@@ -57,9 +56,19 @@ typedef struct wstate {
 	uint32_t *eid;           /* per entry: desc index */
 	size_t *eoff;            /* per entry: offset in ents */
 	size_t ne, cape;
-	int swap, v2;
+	int big, v2;             /* the capture's byte order, flavor */
 	char why[200];           /* why the aggregations cannot be kept */
 } wstate;
+
+/* A 32- or 64-bit word at p in the capture's byte order. */
+static void
+put_word(uint8_t *p, uint64_t v, size_t size, int big)
+{
+	size_t i;
+
+	for (i = 0; i < size; i++)
+		p[big ? size - 1 - i : i] = (uint8_t)(v >> (8 * i));
+}
 
 static void
 wstate_free(wstate *w)
@@ -171,8 +180,8 @@ add_row(wstate *w, const dtc_aggrow *row, const dtc_aggvar *v)
 	}
 	p = w->ents + w->len;
 	memset(p, 0, d->size);
-	dtcp_st32(p, d->id, w->swap);
-	dtcp_st64(p + 8, (uint64_t)d->id, w->swap);
+	put_word(p, d->id, 4, w->big);
+	put_word(p + 8, (uint64_t)d->id, 8, w->big);
 	for (k = 0; k < v->nkeys; k++)
 		if (row->keys[k].data != NULL)
 			memcpy(p + v->keys[k].offset, row->keys[k].data,
@@ -276,11 +285,10 @@ write_capture(wstate *w, const dtc_reader *first, char **out, size_t *outlen,
     dtc_error *err)
 {
 	const dtc_header *h = dtc_reader_header(first);
-	const dtcp_meta *meta = &dtc_reader_capture(first)->meta;
 	dtc_writer_header wh;
 	dtc_writer *wr;
 	FILE *fp;
-	size_t i, j, *order = NULL;
+	size_t i, *order = NULL;
 	int rc = DTC_OK;
 
 	*out = NULL;
@@ -312,56 +320,7 @@ write_capture(wstate *w, const dtc_reader *first, char **out, size_t *outlen,
 	if (dtc_get_option_string(first, "encoding") != NULL)
 		W(dtc_writer_add_option(wr, "encoding",
 		    dtc_get_option_string(first, "encoding"), 0, err));
-	if (meta->nksyms > 0) {
-		W(dtc_writer_ksyms_begin(wr, meta->nksyms, err));
-		for (i = 0; i < meta->nksyms; i++)
-			W(dtc_writer_ksym(wr, meta->ksyms[i].addr,
-			    meta->ksyms[i].size, meta->ksyms[i].module,
-			    meta->ksyms[i].name, err));
-		W(dtc_writer_ksyms_end(wr, err));
-	}
-	for (i = 0; i < meta->nprocs; i++) {
-		const dtcp_proc *p = &meta->procs[i];
-		dtc_writer_map *maps = calloc(p->nmaps ? p->nmaps : 1,
-		    sizeof(*maps));
-		dtc_writer_usym **syms = calloc(p->nmaps ? p->nmaps : 1,
-		    sizeof(*syms));
-		size_t k;
-
-		if (maps == NULL || syms == NULL) {
-			free(maps);
-			free(syms);
-			rc = DTC_FATAL;
-			goto fail;
-		}
-		for (j = 0; j < p->nmaps && rc == DTC_OK; j++) {
-			maps[j].start = p->maps[j].start;
-			maps[j].end = p->maps[j].end;
-			maps[j].path = p->maps[j].path;
-			maps[j].nsyms = p->maps[j].nsyms;
-			syms[j] = calloc(p->maps[j].nsyms ? p->maps[j].nsyms : 1,
-			    sizeof(**syms));
-			if (syms[j] == NULL) {
-				rc = DTC_FATAL;
-				break;
-			}
-			for (k = 0; k < p->maps[j].nsyms; k++) {
-				syms[j][k].addr = p->maps[j].syms[k].addr;
-				syms[j][k].size = p->maps[j].syms[k].size;
-				syms[j][k].name = p->maps[j].syms[k].name;
-			}
-			maps[j].syms = syms[j];
-		}
-		if (rc == DTC_OK)
-			rc = dtc_writer_add_proc(wr, p->pid, p->execname,
-			    p->nmaps, maps, err);
-		for (j = 0; j < p->nmaps; j++)
-			free(syms[j]);
-		free(syms);
-		free(maps);
-		if (rc != DTC_OK)
-			goto fail;
-	}
+	W(dtc_writer_copy_symbols(wr, dtc_reader_capture(first), err));
 	for (i = 0; i < w->nd; i++) {
 		const wdesc *d = &w->d[i];
 		dtc_recdesc *recs = calloc(d->nkeys + 2, sizeof(*recs));
@@ -497,7 +456,7 @@ write_capture(wstate *w, const dtc_reader *first, char **out, size_t *outlen,
 			}
 			memset(data, 0, 8);
 			memcpy(data + 8, e + d->voff + pre, d->vsize - pre);
-			dtcp_st32(e + 16, d->id, w->swap);
+			put_word(e + 16, d->id, 4, w->big);
 			rc = dtc_writer_aggsnap_entry(wr, d->id, e + 16,
 			    d->voff - 16, data, dsize, err);
 			if (rc != DTC_OK) {
@@ -666,7 +625,7 @@ merge(PyObject *mod, PyObject *args, PyObject *kw)
 			ext_raise_errors(errors);
 		goto out;
 	}
-	w.swap = dtc_reader_capture(first.r)->swap;
+	w.big = dtc_reader_header(first.r)->big_endian;
 	w.v2 = dtc_reader_header(first.r)->v2;
 	while (dtc_aggmerge_next(m, &ev) == DTC_OK) {
 		const dtc_aggprint *ap = ev->agg;
