@@ -7,7 +7,8 @@
 # no header is expanded), a function defined where its name starts a line
 # (the project's style: BSD, type on the line before), and a call is its
 # name followed by '(' in another file.  A new file without a layer
-# fails here, so the map stays whole.
+# fails here, so the map stays whole.  Last, cmd/ and python/src must
+# include no header of libdtconsume/ but the public dtconsume.h.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 CC=${CC:-cc}
 lib="$top_srcdir/libdtconsume"
@@ -105,5 +106,39 @@ if [ "$nedges" -lt 200 ]; then
 	echo "FAIL: only $nedges includes and calls found: the scan is broken"
 	exit 1
 fi
-[ "$status" = 0 ] && echo "ok: $nedges includes and calls, none up a layer"
+# Above the library: the programs (cmd/) and the binding (python/src)
+# use only the public header, dtconsume.h; every other header of
+# libdtconsume/ is private (never installed).  PENDING lists the files
+# that still reach in (issue 25): one leaving the list must stay clean,
+# and no new file may join it.
+PENDING="cmd/dtsnap.c cmd/synth_private.h"
+nabove=0
+for f in "$top_srcdir"/cmd/*.c "$top_srcdir"/cmd/*.h \
+    "$top_srcdir"/python/src/*.c "$top_srcdir"/python/src/*.h; do
+	[ -e "$f" ] || continue
+	rel=${f#"$top_srcdir"/}
+	nabove=$((nabove + 1))
+	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^">]*\)[">].*/\1/p' "$f"); do
+		inc=$(basename "$inc")
+		[ "$inc" = dtconsume.h ] && continue
+		[ -e "$lib/$inc" ] || continue
+		case " $PENDING " in
+		*" $rel "*) echo "$rel" >>"$work/pending"; continue ;;
+		esac
+		echo "FAIL: $rel includes $inc, a private header of libdtconsume"
+		status=1
+	done
+done
+for p in $PENDING; do
+	grep -qx "$p" "$work/pending" 2>/dev/null || {
+		echo "FAIL: $p includes no private header: drop it from PENDING"
+		status=1
+	}
+done
+if [ "$nabove" -lt 20 ]; then
+	echo "FAIL: only $nabove files of cmd/ and python/src found"
+	exit 1
+fi
+[ "$status" = 0 ] && echo "ok: $nedges includes and calls, none up a layer;" \
+    "$nabove files of cmd/ and python/src, none but PENDING ($PENDING) includes a private header"
 exit $status
