@@ -79,7 +79,7 @@ sy_fail(synth *s, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (!s->failed)
-		dtcp_error_set(s->err, DTC_E_BADVALUE, s->name, -1, -1, -1,
+		dtc_error_set(s->err, DTC_E_BADVALUE, s->name, -1, -1, -1,
 		    "%s: %s", s->plen > 0 ? s->path : "description", msg);
 	s->failed = 1;
 	return -1;
@@ -89,7 +89,7 @@ int
 sy_nomem(synth *s)
 {
 	if (!s->failed)
-		dtcp_error_set(s->err, DTC_E_NOMEM, s->name, -1, -1, -1,
+		dtc_error_set(s->err, DTC_E_NOMEM, s->name, -1, -1, -1,
 		    "out of memory");
 	s->failed = 1;
 	return -1;
@@ -471,6 +471,17 @@ sy_bytes_free(sy_bytes *b)
 	b->len = b->cap = 0;
 }
 
+uint64_t
+sy_load(const synth *s, const uint8_t *p, unsigned size)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = 0; i < size; i++)
+		v |= (uint64_t)p[i] << (s->big ? (size - 1 - i) * 8 : i * 8);
+	return v;
+}
+
 void
 sy_store(const synth *s, uint8_t *p, uint64_t v, unsigned size)
 {
@@ -625,7 +636,6 @@ parse_header(synth *s, json_t *v, dtc_writer_header *h)
 	h->ilp32 = model[0] == 'I';
 	s->big = h->big_endian;
 	s->ilp32 = h->ilp32;
-	s->swap = s->big != dtcp_host_big();
 	s->ncpu = h->ncpu;
 	s->act_base = h->dt_act_base;
 	/* the strings stay valid: the root holds a reference too */
@@ -1322,7 +1332,7 @@ out:
 	if (w != NULL)
 		dtc_writer_free(w);
 	if (rc == 0 && (fflush(out) != 0 || ferror(out))) {
-		dtcp_error_set(s->err, DTC_E_IO, s->name, -1, -1, -1,
+		dtc_error_set(s->err, DTC_E_IO, s->name, -1, -1, -1,
 		    "write failed: %s", strerror(errno));
 		rc = -1;
 	}
@@ -1360,10 +1370,10 @@ synth_root(json_t *root, const json_error_t *jerr, const char *name,
 	if (root == NULL) {
 		/* jansson refuses integers past int64: say what to do */
 		if (jerr->line <= 0)
-			dtcp_error_set(err, DTC_E_IO, name, -1, -1, -1, "%s",
+			dtc_error_set(err, DTC_E_IO, name, -1, -1, -1, "%s",
 			    jerr->text);
 		else
-			dtcp_error_set(err, DTC_E_BADVALUE, name, -1, -1, -1,
+			dtc_error_set(err, DTC_E_BADVALUE, name, -1, -1, -1,
 			    "line %d, column %d: %s%s", jerr->line,
 			    jerr->column, jerr->text,
 			    strstr(jerr->text, "too big") != NULL ?
@@ -1378,7 +1388,7 @@ synth_root(json_t *root, const json_error_t *jerr, const char *name,
 	s.clock = 999;          /* the first record defaults to 1000 */
 	rc = synth_json(&s, root, out);
 	if (rc != 0 && err != NULL && err->code == DTC_E_NONE)
-		dtcp_error_set(err, DTC_E_INTERNAL, name, -1, -1, -1,
+		dtc_error_set(err, DTC_E_INTERNAL, name, -1, -1, -1,
 		    "synth failed");
 	synth_free(&s);
 	json_decref(root);

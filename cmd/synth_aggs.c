@@ -613,8 +613,8 @@ one_entry(synth *s, json_t *v, sy_bytes *out, sy_entry **ents, size_t *nents,
 		agg_initial(a, w);
 	} else {
 		for (j = 0; j < a->valsize / 8; j++)
-			w[j] = dtcp_ld64(out->p + e->off + a->valoff + j * 8,
-			    s->swap);
+			w[j] = sy_load(s, out->p + e->off + a->valoff + j * 8,
+			    8);
 	}
 	if (data != NULL ? entry_data(s, a, data, w) :
 	    entry_value(s, a, value, w))

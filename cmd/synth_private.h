@@ -17,12 +17,13 @@
 #include <jansson.h>
 
 #include "synth.h"
-#include "dtc_private.h"
 
 /* Bounds on what a description may ask for (nothing is allocated past). */
 #define SY_MAX_BUF     ((size_t)1 << 28)   /* one ring or record */
 #define SY_MAX_FRAMES  65536               /* stack()/ustack() frames */
 #define SY_PATHLEN     160
+/* recdescs in one eprobe or aggregation: past this a reader refuses it */
+#define SY_MAX_RECS    65536
 
 /* A growable byte string (buffers, aggregation snapshots). */
 typedef struct sy_bytes {
@@ -109,7 +110,7 @@ typedef struct synth {
 	size_t plen;
 	int failed;
 	/* the capture */
-	int big, ilp32, illumos, swap;
+	int big, ilp32, illumos;
 	uint32_t ncpu, act_base;
 	uint32_t strsize;     /* option strsize, 256 by default */
 	uint32_t stackframes; /* option stackframes, 20 by default */
@@ -178,6 +179,8 @@ void sy_bytes_free(sy_bytes *b);
 
 /* Store v in size (1/2/4/8) bytes in the capture's byte order. */
 void sy_store(const synth *s, uint8_t *p, uint64_t v, unsigned size);
+/* the inverse of sy_store */
+uint64_t sy_load(const synth *s, const uint8_t *p, unsigned size);
 
 /* Find by name (first aggid of that name) or by aggid (a number). */
 sy_agg *sy_agg_lookup(synth *s, json_t *ref);

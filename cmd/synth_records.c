@@ -55,8 +55,8 @@ add_rd(synth *s, sy_rd **rds, uint32_t *n, uint16_t action, uint32_t size,
 {
 	sy_rd *rd;
 
-	if (*n >= DTCP_MAX_RECS) {
-		sy_fail(s, "more than %d records", DTCP_MAX_RECS);
+	if (*n >= SY_MAX_RECS) {
+		sy_fail(s, "more than %d records", SY_MAX_RECS);
 		return NULL;
 	}
 	if (size > SY_MAX_BUF) {
@@ -987,7 +987,7 @@ sy_ep_parse(synth *s, json_t *v, sy_ep *ep)
 		if (aggonly && json_array_size(recs) > 0)
 			return sy_fail(s, "an aggregation-only clause "
 			    "(\"aggonly\": true) has no records");
-		if (json_array_size(recs) > DTCP_MAX_RECS)
+		if (json_array_size(recs) > SY_MAX_RECS)
 			return sy_fail(s, "too many records");
 		ep->recs = calloc(json_array_size(recs) + 1,
 		    sizeof(*ep->recs));
@@ -1208,7 +1208,7 @@ ring_reserve(synth *s, ring *r, uint64_t needed, uint64_t align,
 			goto out;
 		}
 		while (offs + total > woffs) {
-			epid = dtcp_ld32(r->p + woffs, s->swap);
+			epid = (uint32_t)sy_load(s, r->p + woffs, 4);
 			if (epid == 0) {
 				sz = 4;
 			} else if ((ep = sy_ep_lookup(s, epid)) == NULL ||

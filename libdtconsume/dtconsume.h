@@ -97,6 +97,13 @@ typedef struct dtc_error {
 /* Room for any dtc_error_format text: source, location and text. */
 #define DTC_ERROR_TEXT_MAX 640
 void dtc_error_clear(dtc_error *err);
+/* Sets err as the library does (unless err is NULL or already set: the
+ * first error wins), for a program that reports its own errors the same
+ * way; item, offset and cpu -1 when unknown, fmt NULL for the code's
+ * name. */
+void dtc_error_set(dtc_error *err, int code, const char *source,
+    long long item, long long offset, int cpu, const char *fmt, ...)
+    __attribute__((format(printf, 7, 8)));
 const char *dtc_strerror(int code);
 /* "file: item 12, cpu 3, offset 6700: record overruns buffer" into buf
  * (cut to len - 1 bytes, always terminated); returns the length written */

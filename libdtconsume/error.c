@@ -105,6 +105,18 @@ dtcp_error_set(dtc_error *err, int code, const char *source, long long item,
 	va_end(ap);
 }
 
+/* The public name of dtcp_error_set, for programs (dtsnap synth). */
+void
+dtc_error_set(dtc_error *err, int code, const char *source, long long item,
+    long long offset, int cpu, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	dtcp_error_vset(err, code, source, item, offset, cpu, fmt, ap);
+	va_end(ap);
+}
+
 size_t
 dtc_error_format(const dtc_error *err, char *buf, size_t len)
 {
