@@ -1,7 +1,7 @@
 /*
  * split.c - dtsnap split: a capture cut into a series of parts at pass
  * boundaries, each a capture on its own, through the same series writer
- * as dtsnap record --switch-output (libdtconsume/series.c): what a part
+ * as dtsnap record --switch-output (libdtconsume/container/series.c): what a part
  * repeats is exactly what a recorder's part would repeat.  Items are
  * copied as they are, renumbered.
  */

@@ -4,7 +4,7 @@
 # command line, the completion function is called and COMPREPLY checked.
 # Besides a few lines by hand, the completion must offer every option
 # each program's --help shows (so that it cannot fall behind the help),
-# every format of -f, every -x name libdtconsume/options.c accepts, and
+# every format of -f, every -x name libdtconsume/base/options.c accepts, and
 # every command of dtsnap.  The files must also work alone as installed
 # (dt2json's and dtsnap's read dtconsume's beside them): `make
 # install-dist_bashcompletionDATA DESTDIR=...` (the part of make install
@@ -215,12 +215,12 @@ for c in $cmds; do
 	    "$o --help"
 done
 
-# -x: the names of libdtconsume/options.c's table ({ "name", KIND, one or
+# -x: the names of libdtconsume/base/options.c's table ({ "name", KIND, one or
 # two to a line): dtconsume takes them all, and oformat (decode.c);
 # dtsnap record hands -x to libdtrace, so dtrace's classes only (CT, RT,
 # DRT), not the library's own
 table=$(grep -oE '\{ "[a-z0-9]+", [A-Z]+,' \
-    "$top_srcdir/libdtconsume/options.c")
+    "$top_srcdir/libdtconsume/base/options.c")
 xnames=$(echo "$table" | cut -d'"' -f2)
 dnames=$(echo "$table" | grep -E ', (CT|RT|DRT),$' | cut -d'"' -f2)
 if [ "$(echo "$dnames" | wc -l)" -lt 50 ]; then

@@ -7,8 +7,10 @@
 # no header is expanded), a function defined where its name starts a line
 # (the project's style: BSD, type on the line before), and a call is its
 # name followed by '(' in another file.  A new file without a layer
-# fails here, so the map stays whole.  Last, cmd/ and python/src must
-# include no header of libdtconsume/ but the public dtconsume.h.
+# fails here, so the map stays whole, and so does a file outside its
+# layer's folder (the folders are the layers: HACKING, "Layout").  Last,
+# cmd/ and python/src must include no header of libdtconsume/ but the
+# public dtconsume.h.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 CC=${CC:-cc}
 lib="$top_srcdir/libdtconsume"
@@ -22,11 +24,14 @@ trap 'rm -rf "$work"' EXIT
 layer() {
 	case $1 in
 	dtconsume.h|base.h|error.c|buf.c|options.c|zsource.c|\
-	container.c|writer.c|dof.c|dif.c|series.c) echo 0 ;;
+	container.c|writer.c|series.c) echo 0 ;;
 	# captures in parts: the part reader under the pass engine, the
 	# reader on a series above it
 	rseries.c) echo 1 ;;
 	series_open.c) echo 4 ;;
+	# DOF and DIF need only the base, but read as decoders do (layer 1:
+	# nothing below them calls them)
+	dof.c|dif.c) echo 1 ;;
 	decoders.h|capture.h|capture.c|meta.c|v2.c|select.h|select.c|walker.c|\
 	record.c|printf.c|ctf_private.h|ctf.c|ctfopen.c|ctfprint_v2.c|\
 	ctfprint_legacy.c|ctfwalk.c|symbols.c|program.c|writer_symbols.c) echo 1 ;;
@@ -41,33 +46,67 @@ layer() {
 	esac
 }
 
+# layer of each folder of libdtconsume/ (its files' layer, above): the
+# folders in layer order, so the layout itself shows the layers; "." is
+# libdtconsume/ itself (the public header and dtc_private.h)
+folder_layer() {
+	case $1 in
+	.) echo "0 9" ;;
+	base|container) echo 0 ;;
+	decode|ctf) echo 1 ;;
+	aggregate) echo 2 ;;
+	pass) echo 3 ;;
+	read) echo 4 ;;
+	merge) echo 5 ;;
+	*) echo "" ;;
+	esac
+}
+
+# every source file of the library, tests/ aside, as libdtconsume/...
+(cd "$lib" && find . -name '*.[ch]' ! -path './tests/*') |
+    sed 's|^\./||' | LC_ALL=C sort >"$work/files"
 status=0
 : >"$work/defs"
-for f in "$lib"/*.c "$lib"/*.h; do
+while read -r rel; do
+	f="$lib/$rel"
 	name=$(basename "$f")
+	dir=$(dirname "$rel")
 	l=$(layer "$name")
 	if [ -z "$l" ]; then
-		echo "FAIL: libdtconsume/$name has no layer in $0"
+		echo "FAIL: libdtconsume/$rel has no layer in $0"
+		status=1
+		continue
+	fi
+	fl=$(folder_layer "$dir")
+	case " $fl " in
+	"  ") echo "FAIL: libdtconsume/$dir/ is no folder of a layer in $0"
+	    status=1 ;;
+	*" $l "*) ;;
+	*) echo "FAIL: libdtconsume/$rel (layer $l) sits in $dir/ (layer $fl)"
+	    status=1 ;;
+	esac
+	if [ -e "$work/$name" ]; then
+		echo "FAIL: two files of libdtconsume/ are named $name"
 		status=1
 		continue
 	fi
 	$CC -fpreprocessed -dD -E -P "$f" >"$work/$name" 2>/dev/null || {
-		echo "FAIL: $CC cannot read libdtconsume/$name"
+		echo "FAIL: $CC cannot read libdtconsume/$rel"
 		exit 99
 	}
 	# definitions: "name<TAB>file"
 	sed -n -e 's/^\(dtcp\{0,1\}_[A-Za-z0-9_]*\)(.*/\1/p' \
 	    -e 's/^(\(dtc_[A-Za-z0-9_]*\))(.*/\1/p' "$work/$name" |
 	    sed "s/\$/	$name/" >>"$work/defs"
-done
+done <"$work/files"
 ndefs=$(wc -l <"$work/defs")
 if [ "$ndefs" -lt 200 ]; then
 	echo "FAIL: only $ndefs function definitions found: the scan is broken"
 	exit 1
 fi
 nedges=0
-for f in "$lib"/*.c "$lib"/*.h; do
-	name=$(basename "$f")
+while read -r rel; do
+	name=$(basename "$rel")
 	l=$(layer "$name")
 	[ -n "$l" ] || continue
 	# includes
@@ -101,7 +140,7 @@ for f in "$lib"/*.c "$lib"/*.h; do
 			status=1
 		fi
 	done <"$work/edges"
-done
+done <"$work/files"
 if [ "$nedges" -lt 200 ]; then
 	echo "FAIL: only $nedges includes and calls found: the scan is broken"
 	exit 1
@@ -124,7 +163,7 @@ for f in "$top_srcdir"/cmd/*.c "$top_srcdir"/cmd/*.h \
 	for inc in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*[<"]\([^">]*\)[">].*/\1/p' "$f"); do
 		inc=$(basename "$inc")
 		[ "$inc" = dtconsume.h ] && continue
-		[ -e "$lib/$inc" ] || continue
+		grep -q "^\(.*/\)\{0,1\}$inc\$" "$work/files" || continue
 		case " $PENDING " in
 		*" $rel "*) echo "$rel" >>"$work/pending"; continue ;;
 		esac
