@@ -210,7 +210,7 @@ abort_capture(model *m, const char *what, const char *msg)
 	return DTC_EMIT_ABORT;
 }
 
-/* The cap on one message or value: maxmsgsize, as printf.c reads it;
+/* The cap on one message or value: maxmsgsize, as printf_render.c reads it;
  * SIZE_MAX for none.  Kept per reader: only the caller sets maxmsgsize,
  * before the first event (a capture cannot: dtc_set_option), and a
  * lookup by name costs about 850 instructions, which every kernel frame's

@@ -21,7 +21,7 @@
  *    returns DTC_EMIT_ABORT, which stops dtc_consume(): the program exits 1.
  *    As in dtrace(1), no end-of-run newline or aggregation follows.
  *    The JSON, CBOR and json-freebsd outputs do the same (emitter.h).
- *  - A printf/printa message over the cap (maxmsgsize, printf.c) is
+ *  - A printf/printa message over the cap (maxmsgsize, printf_render.c) is
  *    printed up to the cap, a prefix of dtrace's bytes, and decoding goes
  *    on; the cut is reported once per statement (emitter.h, dtc_emit_cut)
  *    through the program, which then exits 1.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The message cap (-x maxmsgsize, libdtconsume/decode/printf.c): what
+# The message cap (-x maxmsgsize, libdtconsume/decode/printf_render.c): what
 # testdata/bad/cap-* cannot store, their megabytes of output, and what
 # must be the same in every output format.
 #  - every format (text, json, cbor, json-freebsd) of a cap-* case exits

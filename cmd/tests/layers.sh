@@ -33,7 +33,8 @@ layer() {
 	# nothing below them calls them)
 	dof.c|dif.c) echo 1 ;;
 	decoders.h|capture.h|capture.c|meta.c|v2.c|select.h|select.c|walker.c|\
-	record.c|printf.c|ctf_private.h|ctf.c|ctfopen.c|ctfprint_v2.c|\
+	record.c|printf_private.h|printf_compile.c|printf_render.c|aggval.c|\
+	ctf_private.h|ctf.c|ctfopen.c|ctfprint_v2.c|\
 	ctfprint_legacy.c|ctfwalk.c|symbols.c|program.c|writer_symbols.c) echo 1 ;;
 	agg.h|agg.c) echo 2 ;;
 	pass.h|pass.c) echo 3 ;;

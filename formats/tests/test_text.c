@@ -38,7 +38,7 @@ struct dtc_reader {
 };
 
 /* printf/printa formats: the text to produce, or a failure; cut: the
- * text is what is left of a message over the cap (printf.c's DTC_WARN) */
+ * text is what is left of a message over the cap (printf_render.c's DTC_WARN) */
 struct dtc_format {
 	const char *text;
 	int fail;
@@ -67,7 +67,7 @@ dtc_error_format(const dtc_error *err, char *buf, size_t len)
 	return n < 0 ? 0 : (size_t)n < len ? (size_t)n : len - 1;
 }
 
-/* What printf.c says of a cut message. */
+/* What printf_render.c says of a cut message. */
 static int
 cut_warn(const char *what, dtc_error *err)
 {
@@ -308,7 +308,7 @@ dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
 	return DTC_OK;
 }
 
-/* The histogram engine is printf.c's; here only its place in the output
+/* The histogram engine is aggval.c's; here only its place in the output
  * matters. */
 int
 dtc_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out)
@@ -1522,7 +1522,7 @@ START_TEST(test_system_freopen)
 END_TEST
 
 /*
- * A message over the cap (printf.c's DTC_WARN): what there is of it is
+ * A message over the cap (printf_render.c's DTC_WARN): what there is of it is
  * printed, the output goes on, and the cut is said once per statement
  * (format), after the output so far, on the error stream when the
  * program gives no report hook.  The callbacks return 0: not an abort.

@@ -10,7 +10,7 @@
  * (refused while tracing is active) and dynamic run-time.
  *
  * A fourth class holds this library's own options, which dtrace does not
- * have: maxmsgsize, the cap on one rendered message (printf.c says why).
+ * have: maxmsgsize, the cap on one rendered message (printf_render.c says why).
  * Only the caller sets them (dtc_set_option: pinned): a capture's options
  * item or setopt() record that names one gets "Invalid option name", as
  * from dtrace, because a capture must not lift a bound that protects

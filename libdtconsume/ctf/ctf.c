@@ -389,7 +389,7 @@ dtc_capture_typed_render(const dtcp_capture *r, const dtc_value *v,
 		const dtc_ctype *t = v->ctype;
 		const dtc_header *h = (&r->hdr);
 		size_t start = out != NULL ? out->len : 0, cap = dtcp_msg_cap(r);
-		/* the printers stop one byte past the cap (printf.c) */
+		/* the printers stop one byte past the cap (printf_render.c) */
 		size_t lim = cap == 0 || cap > SIZE_MAX - 2 - start ?
 		    SIZE_MAX : start + cap + 1;
 		int rc;

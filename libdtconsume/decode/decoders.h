@@ -1,7 +1,8 @@
 /*
  * decoders.h - the capture and what decodes it (layer 1 of base.h's list):
  * metadata tables (meta.c, v2.c, ctf.c), the buffer walker (walker.c),
- * values (record.c), the printf engine (printf.c), the capture's shared
+ * values (record.c), the printf engine (printf_compile.c, printf_render.c)
+ * and the aggregation value rules (aggval.c), the capture's shared
  * state (capture.h) and its helpers.  Never installed.
  */
 #ifndef DTCP_DECODERS_H
@@ -355,7 +356,7 @@ dtcp_decode_value_fast(const dtc_recdesc *rd, const uint8_t *data,
 }
 
 /* ------------------------------------------------------------------ */
-/* printf.c: the printf engine                                         */
+/* printf_compile.c: a printf format compiled once                     */
 /* ------------------------------------------------------------------ */
 
 /* Parse a (pickled) format once. illumos selects illumos %d/%i rules. */
@@ -368,7 +369,7 @@ void dtcp_format_free(dtc_format *f);
 uint32_t dtcp_format_nrecs(const dtc_format *f);
 
 /* ------------------------------------------------------------------ */
-/* Shared by printf.c and agg.c (agg.h has the engine)              */
+/* Shared by aggval.c and agg.c (agg.h has the engine)               */
 /* ------------------------------------------------------------------ */
 
 typedef struct dtcp_aggstate dtcp_aggstate;
@@ -377,7 +378,7 @@ typedef struct dtcp_aggstate dtcp_aggstate;
 typedef struct dtc_capture dtcp_capture;
 
 /*
- * DTrace v2 llquantize (printf.c prints it, agg.c sorts it): its
+ * DTrace v2 llquantize (aggval.c prints it, agg.c sorts it): its
  * parameters (dtagd_sig, word 0 of a value) and symmetric bucket layout,
  * checked in one place.  nwords: the value's words, sig included.  Inline,
  * so that neither file drags the other into the unit tests.
@@ -417,7 +418,7 @@ dtcp_llq2_params(uint64_t sig, uint32_t nwords, dtcp_llq2 *p)
 
 
 /* ------------------------------------------------------------------ */
-/* The capture's rendering helpers (printf.c, capture.c)               */
+/* The capture's rendering helpers (printf_render.c, capture.c)        */
 /* ------------------------------------------------------------------ */
 
 /* The message cap in force (maxmsgsize; its default when unset), 0 for

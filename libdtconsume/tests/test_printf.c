@@ -9,7 +9,8 @@
  * The symbolizer and the reader are faked here: a tiny kernel symbol table,
  * one user process, and reader accessors returning local state.  These
  * stand in for symbols.c and consume.c, so this program links only
- * printf.c, error.c and buf.c.
+ * the printf files (printf_compile.c, printf_render.c, aggval.c), error.c
+ * and buf.c.
  */
 #include "config.h"
 
@@ -639,7 +640,7 @@ START_TEST(test_edge_integers)
 END_TEST
 
 /*
- * Plain %d %i %u (with l, ll, a width, '-') are written by printf.c
+ * Plain %d %i %u (with l, ll, a width, '-') are written by printf_render.c
  * itself: against libc's snprintf of the C type the conversion names
  * (int and unsigned see the low 32 bits of an 8-byte record), for every
  * power of ten and its neighbours, the limits, and widths around their
