@@ -25,15 +25,7 @@
 #define MAXDEPTH 64          /* json.c's MAXDEPTH */
 #define NKEYS 512            /* key cache slots (a power of two) */
 #define NSTRS 1024           /* short text cache slots */
-#define SHORT 48             /* texts up to this long are cached */
-
-/* A cached str: the bytes it was made from, compared before reuse. */
-struct strslot {
-	const char *p;       /* where the bytes were (keys) */
-	size_t n;
-	char b[SHORT];
-	PyObject *s;
-};
+#define SHORT PYOUT_SHORT
 
 typedef struct pyout {
 	model_out base;
@@ -48,8 +40,8 @@ typedef struct pyout {
 	pyout_sink *sink;
 	/* the same texts come on every line (keys, type and action names,
 	 * probe names, execnames): one str each, looked up by their bytes */
-	struct strslot keys[NKEYS];
-	struct strslot strs[NSTRS];
+	struct pyout_strslot keys[NKEYS];
+	struct pyout_strslot strs[NSTRS];
 } pyout;
 
 /* UTF-8 text as str; text that is not UTF-8 (capture bytes are
@@ -88,10 +80,10 @@ slot_of(const char *s, size_t n, int bykey)
 
 /* A str for s (a new reference), from the cache when it is short. */
 static PyObject *
-cached(struct strslot *tab, size_t nslots, const char *s, size_t n,
+cached(struct pyout_strslot *tab, size_t nslots, const char *s, size_t n,
     int intern)
 {
-	struct strslot *e;
+	struct pyout_strslot *e;
 	PyObject *v;
 
 	if (n > SHORT)
@@ -101,17 +93,43 @@ cached(struct strslot *tab, size_t nslots, const char *s, size_t n,
 	 * literals, or CTF member names, which do not change while the
 	 * reader (and so this builder) lives */
 	if (e->s != NULL && e->n == n && ((intern && e->p == s) ||
-	    memcmp(e->b, s, n) == 0))
+	    memcmp(e->b, s, n) == 0)) {
+		if (e->hits < 3)
+			e->hits++;
 		return Py_NewRef(e->s);
+	}
 	if ((v = text(s, n)) == NULL)
 		return NULL;
 	if (intern)
 		PyUnicode_InternInPlace(&v);
+	/* a text seen once (a printf message, a count) must not evict one
+	 * that repeats (a probe or execname): a slot that was hit is taken
+	 * only after as many misses */
+	else if (e->s != NULL && e->hits > 0) {
+		e->hits--;
+		return v;
+	}
 	Py_XSETREF(e->s, Py_NewRef(v));
 	e->p = s;
 	e->n = n;
+	e->hits = 0;
 	memcpy(e->b, s, n);
 	return v;
+}
+
+PyObject *
+pyout_text(struct pyout_strslot *tab, size_t nslots, const char *s, size_t n)
+{
+	return cached(tab, nslots, s, n, 0);
+}
+
+void
+pyout_text_free(struct pyout_strslot *tab, size_t nslots)
+{
+	size_t i;
+
+	for (i = 0; i < nslots; i++)
+		Py_CLEAR(tab[i].s);
 }
 
 static void
@@ -335,14 +353,11 @@ static void
 pfree(model_out *mo)
 {
 	pyout *o = (pyout *)mo;
-	int i;
 
 	Py_XDECREF(o->line);
 	Py_XDECREF(o->longkey);
-	for (i = 0; i < NKEYS; i++)
-		Py_XDECREF(o->keys[i].s);
-	for (i = 0; i < NSTRS; i++)
-		Py_XDECREF(o->strs[i].s);
+	pyout_text_free(o->keys, NKEYS);
+	pyout_text_free(o->strs, NSTRS);
 	PyMem_Free(o);
 }
 
