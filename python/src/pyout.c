@@ -159,8 +159,13 @@ put(pyout *o, PyObject *v)
 	}
 	parent = o->stack[o->depth - 1];
 	if (PyDict_Check(parent)) {
-		if (o->key != NULL && !o->keydrop &&
-		    PyDict_SetItem(parent, o->key, v) != 0)
+		/* keys are str: an interned one has its hash already */
+		Py_hash_t h = o->key != NULL ?
+		    ((PyASCIIObject *)o->key)->hash : -1;
+
+		if (o->key != NULL && !o->keydrop && (h != -1 ?
+		    _PyDict_SetItem_KnownHash(parent, o->key, v, h) :
+		    PyDict_SetItem(parent, o->key, v)) != 0)
 			fail(o);
 		o->key = NULL;
 		o->keydrop = 0;
@@ -223,8 +228,19 @@ key(model_out *mo, const char *k, size_t n)
 	pyout *o = (pyout *)mo;
 	PyObject *v;
 
+	struct pyout_strslot *e;
+
 	if (o->deep > 0)
 		return;
+	/* the key at the address it had last time (model.c's keys are
+	 * literals): its str, borrowed from the cache, with no reference
+	 * taken and dropped (a line has 25 keys or so) */
+	e = &o->keys[slot_of(k, n, 1) & (NKEYS - 1)];
+	if (e->p == k && e->n == n && e->s != NULL) {
+		o->key = e->s;
+		o->keydrop = 0;
+		return;
+	}
 	/* the cache holds a reference: o->key may be borrowed from it, as
 	 * the key is used before the next cache lookup */
 	if ((v = cached(o->keys, NKEYS, k, n, 1)) == NULL) {
