@@ -199,11 +199,14 @@ class Capture:
         aggregation, drop, error, notice, end.  Integers are ints at any
         size, addresses ints, byte data bytes (JSON: decimal strings past
         2^53, "0x..." strings, hex)."""
+        # the extension's iterator itself (no Python call per event): it
+        # sets self.header when it makes the header line
         ev = _dtconsume.Events(self.source, temporal=self.temporal,
                                options=self.options, name=self.name,
-                               errors=self.errors_mode, select=self.select)
+                               errors=self.errors_mode, select=self.select,
+                               owner=self)
         self.errors = ev.errors
-        return _Events(ev, self)
+        return ev
 
     __iter__ = events
 
@@ -327,33 +330,6 @@ class Capture:
         from . import _frames
         return {"probes": _frames.tables_to_frames(self.records(columns=True)),
                 "aggregations": self.aggregations().to_pandas()}
-
-
-class _Events:
-    """The iterator of Capture.events(): the extension's, plus the header
-    once it is known."""
-
-    __slots__ = ("_ev", "_cap")
-
-    def __init__(self, ev: Any, cap: Capture) -> None:
-        self._ev = ev
-        self._cap = cap
-
-    def __iter__(self) -> "_Events":
-        return self
-
-    def __next__(self) -> Dict[str, Any]:
-        line = next(self._ev)
-        if line.get("type") == "header":
-            self._cap.header = self._ev.header
-        return line
-
-    @property
-    def errors(self) -> List[DecodeError]:
-        return self._ev.errors
-
-    def close(self) -> None:
-        self._ev.close()
 
 
 def _selection(**kw: Any) -> List[Tuple[str, str]]:

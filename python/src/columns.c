@@ -19,6 +19,9 @@
 #include <string.h>
 
 #include "ext.h"
+#include "pyout.h"
+
+#define NSTRS 256            /* slots of a string column's text cache */
 
 enum { MODE_RAISE, MODE_WARN, MODE_IGNORE };
 
@@ -429,6 +432,8 @@ PyTypeObject ext_BatchesType = {
 
 /* ------------------------------------------------------------ Records */
 
+#define NFIELDS 7           /* Record's fields, all visible */
+
 static PyStructSequence_Field record_fields[] = {
 	{ "index", "the record set's place in the capture (0 first)" },
 	{ "cpu", "the CPU whose buffer held it" },
@@ -446,7 +451,7 @@ static PyStructSequence_Desc record_desc = {
 	"dtconsume.Record",
 	"One record set of a capture: trace() values, printf() arguments "
 	"and exit() as values, as dt2json shows them.",
-	record_fields, 7
+	record_fields, NFIELDS
 };
 
 static PyTypeObject *RecordType;
@@ -462,6 +467,7 @@ typedef struct {
 	PyObject **epids;
 	size_t ntables, captables;
 	int over;
+	struct pyout_strslot strs[NSTRS];   /* string values (execnames) */
 } RecordsObject;
 
 static int
@@ -515,6 +521,7 @@ Records_dealloc(RecordsObject *self)
 	PyMem_Free(self->probes);
 	PyMem_Free(self->epids);
 	PyMem_Free(self->order);
+	pyout_text_free(self->strs, NSTRS);
 	breader_free(&self->br);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
@@ -588,23 +595,36 @@ nomem:
 }
 
 static PyObject *
-value_of(const dtc_column *c, size_t r)
+value_of(RecordsObject *self, const dtc_column *c, size_t r)
 {
 	const char *p;
-	Py_ssize_t n;
-	PyObject *v;
+	size_t n;
 
 	if (c->kind == DTC_COL_INT)
 		return PyLong_FromLongLong(c->i[r]);
 	p = (const char *)c->bytes + c->off[r];
-	n = (Py_ssize_t)(c->off[r + 1] - c->off[r]);
+	n = (size_t)(c->off[r + 1] - c->off[r]);
 	if (!c->isstr[r])
-		return PyBytes_FromStringAndSize(p, n);
-	if ((v = PyUnicode_DecodeUTF8(p, n, NULL)) == NULL) {
-		PyErr_Clear();
-		v = PyUnicode_DecodeLatin1(p, n, NULL);
-	}
-	return v;
+		return PyBytes_FromStringAndSize(p, (Py_ssize_t)n);
+	return pyout_text(self->strs, NSTRS, p, n);
+}
+
+/*
+ * A Record: PyStructSequence_New without its two lookups of the type's
+ * field counts in the type's dict (CPython 3.11: about 400 instructions,
+ * a sixth of a record's cost).  Record has no hidden fields, so its size
+ * is its length; like PyStructSequence_New's object, it is not tracked
+ * by the collector (it holds ints, str, bytes, None and a tuple of them).
+ */
+static PyObject *
+new_record(void)
+{
+	PyTupleObject *t = PyObject_GC_NewVar(PyTupleObject, RecordType,
+	    NFIELDS);
+
+	if (t != NULL)
+		memset(t->ob_item, 0, NFIELDS * sizeof(PyObject *));
+	return (PyObject *)t;
 }
 
 static PyObject *
@@ -630,13 +650,13 @@ Records_next(RecordsObject *self)
 	}
 	s = self->order[self->pos++];
 	tb = dtc_batch_table(self->br.b, s.t);
-	if ((rec = PyStructSequence_New(RecordType)) == NULL)
+	if ((rec = new_record()) == NULL)
 		return NULL;
 	if (tb->data) {
 		if ((vals = PyTuple_New(tb->ncols)) == NULL)
 			goto fail;
 		for (k = 0; k < tb->ncols; k++) {
-			if ((v = value_of(&tb->cols[k], s.r)) == NULL) {
+			if ((v = value_of(self, &tb->cols[k], s.r)) == NULL) {
 				Py_DECREF(vals);
 				goto fail;
 			}
@@ -688,12 +708,14 @@ PyTypeObject ext_RecordsType = {
 
 /* ------------------------------------------------------------ strings */
 
-/* strings(offsets, data, isstr): a BYTES column's values as a list. */
+/* strings(offsets, data, isstr): a BYTES column's values as a list; the
+ * same text (an execname) is one str. */
 static PyObject *
 strings(PyObject *m, PyObject *args)
 {
 	Py_buffer off, data, isstr;
 	PyObject *list = NULL, *v;
+	struct pyout_strslot *strs;
 	const uint64_t *o;
 	const char *p;
 	Py_ssize_t n, i;
@@ -704,6 +726,10 @@ strings(PyObject *m, PyObject *args)
 	n = isstr.len;
 	o = off.buf;
 	p = data.buf;
+	if ((strs = PyMem_Calloc(NSTRS, sizeof(*strs))) == NULL) {
+		PyErr_NoMemory();
+		goto out;
+	}
 	if (off.len != (n + 1) * 8) {
 		PyErr_SetString(PyExc_ValueError, "offsets do not match");
 		goto out;
@@ -716,18 +742,12 @@ strings(PyObject *m, PyObject *args)
 			Py_CLEAR(list);
 			goto out;
 		}
-		if (((const uint8_t *)isstr.buf)[i]) {
-			v = PyUnicode_DecodeUTF8(p + o[i],
-			    (Py_ssize_t)(o[i + 1] - o[i]), NULL);
-			if (v == NULL) {
-				PyErr_Clear();
-				v = PyUnicode_DecodeLatin1(p + o[i],
-				    (Py_ssize_t)(o[i + 1] - o[i]), NULL);
-			}
-		} else {
+		if (((const uint8_t *)isstr.buf)[i])
+			v = pyout_text(strs, NSTRS, p + o[i],
+			    (size_t)(o[i + 1] - o[i]));
+		else
 			v = PyBytes_FromStringAndSize(p + o[i],
 			    (Py_ssize_t)(o[i + 1] - o[i]));
-		}
 		if (v == NULL) {
 			Py_CLEAR(list);
 			goto out;
@@ -735,6 +755,10 @@ strings(PyObject *m, PyObject *args)
 		PyList_SET_ITEM(list, i, v);
 	}
 out:
+	if (strs != NULL) {
+		pyout_text_free(strs, NSTRS);
+		PyMem_Free(strs);
+	}
 	PyBuffer_Release(&off);
 	PyBuffer_Release(&data);
 	PyBuffer_Release(&isstr);

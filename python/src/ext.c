@@ -400,6 +400,7 @@ typedef struct {
 	int mode;
 	int done;                 /* the reader ended (EOF or fatal) */
 	int over;                 /* StopIteration (or the error) given */
+	PyObject *owner;          /* its .header is set at the header line */
 	/* what the model says on its error stream: the reason of a
 	 * "processing aborted", which becomes a DecodeError */
 	FILE *errfp;
@@ -421,13 +422,38 @@ typedef struct {
 			return rc; \
 		return PyList_GET_SIZE(x->sink.lines) >= CHUNK ? STOP : 0; \
 	}
-EV_CB(ev_begin, model_on_begin)
+EV_CB(ev_begin_, model_on_begin)
 EV_CB(ev_probe_end, model_on_probe_end)
 EV_CB(ev_agg, model_on_agg)
 EV_CB(ev_drop, model_on_drop)
 EV_CB(ev_error, model_on_error)
 EV_CB(ev_notice, model_on_notice)
 EV_CB(ev_end, model_on_end)
+
+static PyObject *Events_header(EventsObject *self, void *closure);
+
+/*
+ * The capture's header line: the owner (a dtconsume.Capture) gets the
+ * header dict now, so that the package yields this object's lines itself
+ * and no Python-level iterator looks at every line for the header.
+ */
+static int
+ev_begin(const dtc_event *ev, void *arg)
+{
+	EventsObject *x = arg;
+	PyObject *h;
+
+	if (x->owner != NULL && x->owner != Py_None) {
+		if ((h = Events_header(x, NULL)) == NULL ||
+		    PyObject_SetAttrString(x->owner, "header", h) != 0) {
+			Py_XDECREF(h);
+			x->sink.error = 1;
+			return STOP;
+		}
+		Py_DECREF(h);
+	}
+	return ev_begin_(ev, arg);
+}
 
 static int
 ev_probe(const dtc_event *ev, void *arg)
@@ -508,21 +534,22 @@ static int
 Events_init(EventsObject *self, PyObject *args, PyObject *kw)
 {
 	static char *kwlist[] = { "source", "temporal", "options", "name",
-	    "errors", "select", NULL };
+	    "errors", "select", "owner", NULL };
 	PyObject *src, *options = NULL, *name = NULL, *mode = NULL;
-	PyObject *sel = NULL;
+	PyObject *sel = NULL, *owner = NULL;
 	model_out *po, *oo;
 	dtc_emitter_opts eo;
 	int temporal = 0;
 	dtc_error err;
 
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOOO", kwlist, &src,
-	    &temporal, &options, &name, &mode, &sel))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "O|pOOOOO", kwlist, &src,
+	    &temporal, &options, &name, &mode, &sel, &owner))
 		return -1;
 	if (self->r != NULL) {
 		PyErr_SetString(PyExc_RuntimeError, "Events already open");
 		return -1;
 	}
+	Py_XSETREF(self->owner, Py_XNewRef(owner));
 	if (parse_mode(mode, &self->mode) != 0)
 		return -1;
 	if ((self->errors = PyList_New(0)) == NULL ||
@@ -576,6 +603,7 @@ Events_traverse(EventsObject *self, visitproc visit, void *arg)
 	Py_VISIT(self->errors);
 	Py_VISIT(self->sink.lines);
 	Py_VISIT(self->src.keep);
+	Py_VISIT(self->owner);
 	return 0;
 }
 
@@ -584,6 +612,7 @@ Events_clear(EventsObject *self)
 {
 	Py_CLEAR(self->errors);
 	Py_CLEAR(self->sink.lines);
+	Py_CLEAR(self->owner);
 	return 0;
 }
 
@@ -600,6 +629,7 @@ Events_dealloc(EventsObject *self)
 	free(self->errtext);
 	Py_XDECREF(self->sink.lines);
 	Py_XDECREF(self->errors);
+	Py_XDECREF(self->owner);
 	Py_TYPE(self)->tp_free((PyObject *)self);
 }
 
@@ -733,7 +763,8 @@ static PyTypeObject EventsType = {
 	.tp_traverse = (traverseproc)Events_traverse,
 	.tp_clear = (inquiry)Events_clear,
 	.tp_doc = "Events(source, temporal=False, options=None, name=None, "
-	    "errors='raise'): a capture's events as dt2json's dicts",
+	    "errors='raise', select=None, owner=None): a capture's events as "
+	    "dt2json's dicts (owner.header is set at the header line)",
 	.tp_iter = PyObject_SelfIter,
 	.tp_iternext = (iternextfunc)Events_next,
 	.tp_methods = Events_methods,

@@ -25,15 +25,7 @@
 #define MAXDEPTH 64          /* json.c's MAXDEPTH */
 #define NKEYS 512            /* key cache slots (a power of two) */
 #define NSTRS 1024           /* short text cache slots */
-#define SHORT 48             /* texts up to this long are cached */
-
-/* A cached str: the bytes it was made from, compared before reuse. */
-struct strslot {
-	const char *p;       /* where the bytes were (keys) */
-	size_t n;
-	char b[SHORT];
-	PyObject *s;
-};
+#define SHORT PYOUT_SHORT
 
 typedef struct pyout {
 	model_out base;
@@ -48,8 +40,8 @@ typedef struct pyout {
 	pyout_sink *sink;
 	/* the same texts come on every line (keys, type and action names,
 	 * probe names, execnames): one str each, looked up by their bytes */
-	struct strslot keys[NKEYS];
-	struct strslot strs[NSTRS];
+	struct pyout_strslot keys[NKEYS];
+	struct pyout_strslot strs[NSTRS];
 } pyout;
 
 /* UTF-8 text as str; text that is not UTF-8 (capture bytes are
@@ -88,10 +80,10 @@ slot_of(const char *s, size_t n, int bykey)
 
 /* A str for s (a new reference), from the cache when it is short. */
 static PyObject *
-cached(struct strslot *tab, size_t nslots, const char *s, size_t n,
+cached(struct pyout_strslot *tab, size_t nslots, const char *s, size_t n,
     int intern)
 {
-	struct strslot *e;
+	struct pyout_strslot *e;
 	PyObject *v;
 
 	if (n > SHORT)
@@ -101,17 +93,43 @@ cached(struct strslot *tab, size_t nslots, const char *s, size_t n,
 	 * literals, or CTF member names, which do not change while the
 	 * reader (and so this builder) lives */
 	if (e->s != NULL && e->n == n && ((intern && e->p == s) ||
-	    memcmp(e->b, s, n) == 0))
+	    memcmp(e->b, s, n) == 0)) {
+		if (e->hits < 3)
+			e->hits++;
 		return Py_NewRef(e->s);
+	}
 	if ((v = text(s, n)) == NULL)
 		return NULL;
 	if (intern)
 		PyUnicode_InternInPlace(&v);
+	/* a text seen once (a printf message, a count) must not evict one
+	 * that repeats (a probe or execname): a slot that was hit is taken
+	 * only after as many misses */
+	else if (e->s != NULL && e->hits > 0) {
+		e->hits--;
+		return v;
+	}
 	Py_XSETREF(e->s, Py_NewRef(v));
 	e->p = s;
 	e->n = n;
+	e->hits = 0;
 	memcpy(e->b, s, n);
 	return v;
+}
+
+PyObject *
+pyout_text(struct pyout_strslot *tab, size_t nslots, const char *s, size_t n)
+{
+	return cached(tab, nslots, s, n, 0);
+}
+
+void
+pyout_text_free(struct pyout_strslot *tab, size_t nslots)
+{
+	size_t i;
+
+	for (i = 0; i < nslots; i++)
+		Py_CLEAR(tab[i].s);
 }
 
 static void
@@ -141,8 +159,13 @@ put(pyout *o, PyObject *v)
 	}
 	parent = o->stack[o->depth - 1];
 	if (PyDict_Check(parent)) {
-		if (o->key != NULL && !o->keydrop &&
-		    PyDict_SetItem(parent, o->key, v) != 0)
+		/* keys are str: an interned one has its hash already */
+		Py_hash_t h = o->key != NULL ?
+		    ((PyASCIIObject *)o->key)->hash : -1;
+
+		if (o->key != NULL && !o->keydrop && (h != -1 ?
+		    _PyDict_SetItem_KnownHash(parent, o->key, v, h) :
+		    PyDict_SetItem(parent, o->key, v)) != 0)
 			fail(o);
 		o->key = NULL;
 		o->keydrop = 0;
@@ -205,8 +228,19 @@ key(model_out *mo, const char *k, size_t n)
 	pyout *o = (pyout *)mo;
 	PyObject *v;
 
+	struct pyout_strslot *e;
+
 	if (o->deep > 0)
 		return;
+	/* the key at the address it had last time (model.c's keys are
+	 * literals): its str, borrowed from the cache, with no reference
+	 * taken and dropped (a line has 25 keys or so) */
+	e = &o->keys[slot_of(k, n, 1) & (NKEYS - 1)];
+	if (e->p == k && e->n == n && e->s != NULL) {
+		o->key = e->s;
+		o->keydrop = 0;
+		return;
+	}
 	/* the cache holds a reference: o->key may be borrowed from it, as
 	 * the key is used before the next cache lookup */
 	if ((v = cached(o->keys, NKEYS, k, n, 1)) == NULL) {
@@ -335,14 +369,11 @@ static void
 pfree(model_out *mo)
 {
 	pyout *o = (pyout *)mo;
-	int i;
 
 	Py_XDECREF(o->line);
 	Py_XDECREF(o->longkey);
-	for (i = 0; i < NKEYS; i++)
-		Py_XDECREF(o->keys[i].s);
-	for (i = 0; i < NSTRS; i++)
-		Py_XDECREF(o->strs[i].s);
+	pyout_text_free(o->keys, NKEYS);
+	pyout_text_free(o->strs, NSTRS);
 	PyMem_Free(o);
 }
 

@@ -16,6 +16,24 @@ typedef struct pyout_sink {
 	int error;         /* a Python exception is set */
 } pyout_sink;
 
+/*
+ * A cache of short texts by their bytes (a power of two of slots, zeroed
+ * at first): the same execname or probe name comes on many lines and
+ * rows, and a str looked up costs less than one decoded.
+ */
+#define PYOUT_SHORT 48      /* texts up to this long are cached */
+struct pyout_strslot {
+	const char *p;      /* where the bytes were (keys) */
+	size_t n;
+	unsigned hits;      /* hits since stored, at most 3 */
+	char b[PYOUT_SHORT];
+	PyObject *s;
+};
+/* The str of n bytes at s, UTF-8 else Latin-1 (a new reference). */
+PyObject *pyout_text(struct pyout_strslot *tab, size_t nslots, const char *s,
+    size_t n);
+void pyout_text_free(struct pyout_strslot *tab, size_t nslots);
+
 /* A builder appending to sink->lines; freed by its ops->free. */
 model_out *pyout_new(pyout_sink *sink);
 
