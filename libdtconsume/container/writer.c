@@ -485,6 +485,26 @@ zstart(dtc_writer *w, int level, dtc_error *err)
 	return 0;
 }
 
+/* A writer on out at zstd level (0: not compressed), nothing written:
+ * what the header path and the raw path share. */
+static dtc_writer *
+wnew(FILE *out, int level, dtc_error *err)
+{
+	dtc_writer *w;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1,
+		    "out of memory");
+		return NULL;
+	}
+	w->out = out;
+	if (zstart(w, level, err) != 0) {
+		dtc_writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
 dtc_writer *
 dtc_writer_new_zstd(FILE *out, const dtc_writer_header *h, int level,
     dtc_error *err)
@@ -498,16 +518,8 @@ dtc_writer_new_zstd(FILE *out, const dtc_writer_header *h, int level,
 		    "a header");
 		return NULL;
 	}
-	if ((w = calloc(1, sizeof(*w))) == NULL) {
-		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1,
-		    "out of memory");
+	if ((w = wnew(out, level, err)) == NULL)
 		return NULL;
-	}
-	w->out = out;
-	if (zstart(w, level, err) != 0) {
-		dtc_writer_free(w);
-		return NULL;
-	}
 	if (h->flavor != NULL && strcmp(h->flavor, "legacy") != 0) {
 		if (strcmp(h->flavor, "dtrace-v2") != 0) {
 			misuse(NULL, err, "unknown capture flavor '%s'",
@@ -1297,20 +1309,8 @@ dtc_writer_flush(dtc_writer *w, dtc_error *err)
 dtc_writer *
 dtcp_writer_raw(FILE *out, int level, dtc_error *err)
 {
-	dtc_writer *w;
-
 	dtc_error_clear(err);
-	if ((w = calloc(1, sizeof(*w))) == NULL) {
-		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1,
-		    "out of memory");
-		return NULL;
-	}
-	w->out = out;
-	if (zstart(w, level, err) != 0) {
-		dtc_writer_free(w);
-		return NULL;
-	}
-	return w;
+	return wnew(out, level, err);
 }
 
 int
