@@ -1585,7 +1585,7 @@ cbor_out(cli *c, dtcp_container *cont, const char *name, const uint8_t *raw,
 		}
 		if (w != NULL) {
 			/* CBOR to CBOR: the item's own bytes */
-			if (dtcp_writer_put_item(w, raw + it.offset, it.size,
+			if (dtc_writer_put_item(w, raw + it.offset, it.size,
 			    &err) != DTC_OK) {
 				snprintf(err.source, sizeof(err.source), "%s",
 				    "output");
@@ -1776,7 +1776,7 @@ cmd_convert(cli *c, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!tojson && (w = dtcp_writer_raw(out, zlevel, &err)) == NULL) {
+	if (!tojson && (w = dtc_writer_new_raw(out, zlevel, &err)) == NULL) {
 		cli_report(c, &err);
 		goto out;
 	}

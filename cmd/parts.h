@@ -36,9 +36,9 @@ typedef struct partstat {
 	uint32_t ncpu;                  /* drops[] holds the first PART_CPUS */
 	uint64_t drops[PART_CPUS];
 } partstat;
-struct dtcp_node;
+struct dtc_node;
 void part_note(partstat *p, const char *kind, long long index,
-    const struct dtcp_node *map);
+    const struct dtc_node *map);
 void part_print(FILE *f, const partstat *p);
 
 /* dtsnap split (split.c) */

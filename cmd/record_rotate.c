@@ -337,7 +337,7 @@ ring_write(rec_rotate *r, int more, int exit_status, dtc_error *err)
 			if (st != DTC_OK)
 				goto out;
 			if (it.index == 0) {
-				if (j == 0 && (sw = dtcp_series_writer_raw(
+				if (j == 0 && (sw = dtc_series_writer_new_raw(
 				    p->buf + it.offset, it.size, r->v2,
 				    r->level, id, err)) == NULL)
 					goto out;
@@ -359,7 +359,7 @@ ring_write(rec_rotate *r, int more, int exit_status, dtc_error *err)
 			if ((j > 0 && (uint64_t)it.index <= 1 + rep) ||
 			    strcmp(it.kind, "end") == 0)
 				continue;
-			if (dtcp_series_put_raw(sw, p->buf + it.offset, it.size,
+			if (dtc_series_put_item(sw, p->buf + it.offset, it.size,
 			    err) != DTC_OK)
 				goto out;
 		}

@@ -295,7 +295,7 @@ cmd_split(cli *c, int argc, char **argv)
 	sp.ncpu = (uint32_t)u64(cont, &it, "ncpu");
 	if (sp.ncpu > 65536)
 		sp.ncpu = 65536;
-	sp.s = dtcp_series_writer_raw(buf + it.offset, it.size,
+	sp.s = dtc_series_writer_new_raw(buf + it.offset, it.size,
 	    flavor != NULL && flen == 9 && memcmp(flavor, "dtrace-v2", 9) == 0,
 	    level, id, &err);
 	if (sp.s == NULL || (sp.drops = calloc(sp.ncpu + 1,
@@ -349,7 +349,7 @@ cmd_split(cli *c, int argc, char **argv)
 				sp.passes = 1;
 		}
 		note_item(&sp, cont, &it);
-		if (rc == 0 && dtcp_series_put_raw(sp.s, buf + it.offset,
+		if (rc == 0 && dtc_series_put_item(sp.s, buf + it.offset,
 		    it.size, &err) != DTC_OK) {
 			set_source(&err, sp.name);
 			cli_report(c, &err);

@@ -993,6 +993,156 @@ dtc_reader *dtc_open_series(const char *const *paths, size_t n,
     unsigned flags, dtc_error *err);
 
 /* ------------------------------------------------------------------ */
+/* Items: a capture read and written item by item (dtc_container(3))   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The container (dtsnap(5)) as its items, for tools that look at a
+ * capture rather than decode it (dtsnap dump, convert, split).  An item
+ * is a CBOR map; its values are nodes in preorder, each with its type,
+ * its value and the byte offset of its head in the input.  What a
+ * dtc_item points to is the container's and stays valid until the next
+ * dtc_container_next (until dtc_container_close for memory input, whose
+ * item bytes are buf + offset).
+ */
+typedef struct dtc_container dtc_container;
+
+enum dtc_node_type {
+	DTC_NODE_UINT = 1,   /* u */
+	DTC_NODE_NEGINT,     /* the value is -1 - u */
+	DTC_NODE_BYTES,      /* ptr, len */
+	DTC_NODE_TEXT,       /* ptr, len (not NUL-terminated) */
+	DTC_NODE_ARRAY,      /* count elements follow */
+	DTC_NODE_MAP,        /* count pairs (2 * count nodes) follow */
+	DTC_NODE_BOOL,       /* u is 0 or 1 */
+	DTC_NODE_NULL,
+	DTC_NODE_UNDEF,
+	DTC_NODE_FLOAT,      /* f */
+	DTC_NODE_TAG,        /* u is the tag; one value follows */
+	DTC_NODE_SIMPLE,     /* u is an unassigned simple value */
+	DTC_NODE_SKIPPED     /* nested too deep: read past, len bytes */
+};
+
+typedef struct dtc_node {
+	uint8_t type;        /* enum dtc_node_type */
+	uint32_t count;      /* ARRAY: elements; MAP: pairs */
+	uint32_t span;       /* nodes in this subtree, itself included */
+	uint64_t u;
+	double f;
+	const uint8_t *ptr;
+	size_t len;
+	size_t offset;       /* byte offset of the node's head in the input */
+} dtc_node;
+
+typedef struct dtc_item {
+	long long index;     /* 0: the header */
+	size_t offset;       /* byte offset of the item in the input */
+	size_t size;         /* its bytes */
+	const dtc_node *nodes; /* nodes[0]: the item's map */
+	size_t nnodes;
+	const char *kind;    /* its "t", NUL-terminated */
+} dtc_item;
+
+dtc_container *dtc_container_open_file(const char *path, dtc_error *err);
+dtc_container *dtc_container_open_fd(int fd, const char *name,
+    dtc_error *err);
+dtc_container *dtc_container_open_memory(const void *buf, size_t len,
+    const char *name, dtc_error *err);
+int dtc_container_next(dtc_container *c, dtc_item *item, dtc_error *err);
+void dtc_container_close(dtc_container *c);
+
+/* Nodes: a map's value by key, an array's i-th element (NULL when not
+ * there), a map's or array's first child and a node's next sibling. */
+const dtc_node *dtc_node_get(const dtc_node *map, const char *key);
+const dtc_node *dtc_node_at(const dtc_node *array, uint32_t i);
+const dtc_node *dtc_node_child(const dtc_node *n);
+const dtc_node *dtc_node_next(const dtc_node *n);
+
+/* An item's value by key, typed: DTC_OK; DTC_EOF when missing and not
+ * required (*out untouched); DTC_FAILED with err naming the item, the
+ * key and the byte offset. */
+int dtc_item_get_uint(const dtc_container *c, const dtc_item *it,
+    const dtc_node *map, const char *key, int required, uint64_t *out,
+    dtc_error *err);
+int dtc_item_get_int(const dtc_container *c, const dtc_item *it,
+    const dtc_node *map, const char *key, int required, int64_t *out,
+    dtc_error *err);
+int dtc_item_get_text(const dtc_container *c, const dtc_item *it,
+    const dtc_node *map, const char *key, int required, const char **s,
+    size_t *len, dtc_error *err);
+int dtc_item_get_bytes(const dtc_container *c, const dtc_item *it,
+    const dtc_node *map, const char *key, int required, const uint8_t **p,
+    size_t *len, dtc_error *err);
+
+/* A capture's metadata tables, filled item by item (dtc_tables(3)):
+ * the probes, enabled probes, aggregations and formats described so far,
+ * as the reader decodes with them.  header: the capture's header item. */
+typedef struct dtc_tables dtc_tables;
+enum dtc_tables_kind {
+	DTC_TABLES_PROBE, DTC_TABLES_EPROBE, DTC_TABLES_AGG, DTC_TABLES_FORMAT
+};
+dtc_tables *dtc_tables_new(const dtc_item *header, dtc_error *err);
+int dtc_tables_add_item(dtc_tables *t, const dtc_container *c,
+    const dtc_item *it, dtc_error *err);
+const dtc_probedesc *dtc_tables_probe(const dtc_tables *t, uint32_t id);
+const dtc_eprobedesc *dtc_tables_eprobe(const dtc_tables *t, uint32_t epid);
+const dtc_aggdesc *dtc_tables_agg(const dtc_tables *t, uint32_t aggid);
+const dtc_format *dtc_tables_format(const dtc_tables *t, uint32_t id);
+int dtc_tables_ids(const dtc_tables *t, int kind, uint32_t **ids, size_t *n,
+    dtc_error *err);
+int dtc_tables_walltime(const dtc_tables *t, uint64_t hrtime,
+    uint64_t *wall);
+int dtc_tables_ctf_item(const dtc_tables *t, size_t i, const char **module,
+    size_t *bytes, const uint64_t **ids, size_t *npairs);
+const dtc_ctype *dtc_tables_ctf_type(dtc_tables *t, const char *module,
+    uint64_t id, const char **why);
+int dtc_tables_check_aggsnap(const dtc_tables *t, const dtc_container *c,
+    const dtc_item *it, dtc_error *err);
+void dtc_tables_free(dtc_tables *t);
+
+/* A principal buffer (buf item) or DTrace v2 recs item, record by
+ * record, as the reader walks it (dtc_walker(3)). */
+typedef struct dtc_walker dtc_walker;
+typedef struct dtc_walkrec {
+	size_t offset;       /* in the buffer as the consumer sees it */
+	size_t raw_offset;   /* in the captured bytes */
+	uint32_t epid;
+	uint64_t timestamp;
+	const dtc_eprobedesc *ep;
+	const uint8_t *data; /* the record, ep->size bytes */
+} dtc_walkrec;
+dtc_walker *dtc_walker_new(dtc_tables *t, const char *source,
+    dtc_error *err);
+int dtc_walker_start(dtc_walker *w, long long item, int cpu,
+    const uint8_t *data, size_t size, size_t offset, uint64_t oldest,
+    dtc_error *err);
+int dtc_walker_next(dtc_walker *w, dtc_walkrec *rec, dtc_error *err);
+size_t dtc_walker_size(const dtc_walker *w);
+void dtc_walker_free(dtc_walker *w);
+
+/* A zstd-compressed capture in memory, decompressed (dtsnap(5),
+ * COMPRESSION): a damaged frame is reported and left out. */
+typedef struct dtc_zstd dtc_zstd;
+int dtc_zstd_is_frame(const void *p, size_t n);
+dtc_zstd *dtc_zstd_open_memory(const void *buf, size_t len, dtc_error *err);
+int dtc_zstd_read(dtc_zstd *z, void *out, size_t want, size_t *got,
+    dtc_error *err);
+void dtc_zstd_close(dtc_zstd *z);
+
+/* Items written as they are (a capture's own bytes): a writer that
+ * writes no header item, a series whose header is the item hdr, and one
+ * encoded item through either (a series renumbers its seq). */
+dtc_writer *dtc_writer_new_raw(FILE *out, int level, dtc_error *err);
+int dtc_writer_put_item(dtc_writer *w, const void *p, size_t n,
+    dtc_error *err);
+dtc_series_writer *dtc_series_writer_new_raw(const void *hdr, size_t n,
+    int v2, int level, const char *id, dtc_error *err);
+int dtc_series_put_item(dtc_series_writer *s, const void *p, size_t n,
+    dtc_error *err);
+/* The part open is the last one: keep nothing for a next part. */
+int dtc_series_keep_nothing(dtc_series_writer *s, dtc_error *err);
+
+/* ------------------------------------------------------------------ */
 /* The capture: rendering and symbolization without a reader           */
 /* ------------------------------------------------------------------ */
 

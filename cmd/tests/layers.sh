@@ -24,7 +24,7 @@ trap 'rm -rf "$work"' EXIT
 layer() {
 	case $1 in
 	dtconsume.h|base.h|error.c|buf.c|options.c|zsource.c|\
-	container.c|writer.c|series.c) echo 0 ;;
+	container.c|writer.c|series.c|items.c) echo 0 ;;
 	# captures in parts: the part reader under the pass engine, the
 	# reader on a series above it
 	rseries.c) echo 1 ;;
@@ -33,6 +33,7 @@ layer() {
 	# nothing below them calls them)
 	dof.c|dif.c) echo 1 ;;
 	decoders.h|capture.h|capture.c|meta.c|v2.c|select.h|select.c|walker.c|\
+	tables.c|\
 	record.c|printf.c|ctf_private.h|ctf.c|ctfopen.c|ctfprint_v2.c|\
 	ctfprint_legacy.c|ctfwalk.c|symbols.c|program.c|writer_symbols.c) echo 1 ;;
 	agg.h|agg.c) echo 2 ;;

@@ -1303,19 +1303,26 @@ dtc_writer_flush(dtc_writer *w, dtc_error *err)
 }
 
 /*
- * dtsnap convert: items already encoded (a capture's own bytes) written
- * as they are, through the same framing.  No header item is written.
+ * Items already encoded (a capture's own bytes: dtsnap convert, split)
+ * written as they are, through the same framing.  No header item is
+ * written.
  */
 dtc_writer *
-dtcp_writer_raw(FILE *out, int level, dtc_error *err)
+dtc_writer_new_raw(FILE *out, int level, dtc_error *err)
 {
 	dtc_error_clear(err);
+	if (out == NULL) {
+		misuse(NULL, err, "dtc_writer_new_raw needs an output stream");
+		return NULL;
+	}
 	return wnew(out, level, err);
 }
 
 int
-dtcp_writer_put_item(dtc_writer *w, const void *p, size_t n, dtc_error *err)
+dtc_writer_put_item(dtc_writer *w, const void *p, size_t n, dtc_error *err)
 {
+	if (w == NULL || (p == NULL && n > 0))
+		return misuse(w, err, "no writer or no item");
 	if (w->dead)
 		return die(w, err, w->fatal.code, NULL);
 	put(w, p, n, err);
