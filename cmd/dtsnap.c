@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@
 #ifdef HAVE_LIBDTRACE
 #include "record.h"
 #endif
-#include "dtc_private.h"
+#include "dtconsume.h"
 
 /* ------------------------------------------------------------------ */
 /* Names                                                               */
@@ -96,6 +97,25 @@ put_hex(FILE *f, const uint8_t *p, size_t n)
 		fprintf(f, "%s%02x", i > 0 ? " " : "", p[i]);
 }
 
+/* 1 when the host is big-endian */
+static int
+host_big(void)
+{
+	const uint16_t one = 1;
+
+	return *(const uint8_t *)&one == 0;
+}
+
+/* A 32-bit word of a buffer in the capture's byte order. */
+static uint32_t
+ld32(const uint8_t *p, int swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
 /* ------------------------------------------------------------------ */
 /* Reading a capture                                                   */
 /* ------------------------------------------------------------------ */
@@ -108,11 +128,11 @@ put_hex(FILE *f, const uint8_t *p, size_t n)
 typedef struct snap {
 	cli *c;
 	const char *path;
-	dtcp_container *cont;
-	dtcp_meta meta;
-	dtcp_walker walker;
-	dtcp_item item;
-	int swap, illumos, big, ilp32;
+	dtc_container *cont;
+	dtc_tables *tables;
+	dtc_walker *walker;
+	dtc_item item;
+	int swap, illumos, big, ilp32, v2;
 	uint32_t ncpu, act_base;
 	char os[32], release[64], host[64], producer[64];
 	uint64_t vmajor, vminor;
@@ -140,24 +160,26 @@ static void
 problemf(snap *s, long long item, long long offset, int cpu, int code,
     const char *fmt, ...)
 {
+	char text[DTC_ERROR_TEXT_MAX];
 	dtc_error err;
 	va_list ap;
 
 	dtc_error_clear(&err);
 	va_start(ap, fmt);
-	dtcp_error_vset(&err, code, s->path, item, offset, cpu, fmt, ap);
+	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	dtc_error_set(&err, code, s->path, item, offset, cpu, "%s", text);
 	problem(s, &err);
 }
 
 static void
-copy_text(const dtcp_node *map, const char *key, char *buf, size_t len)
+copy_text(const dtc_node *map, const char *key, char *buf, size_t len)
 {
-	const dtcp_node *n = dtcp_map_get(map, key);
+	const dtc_node *n = dtc_node_get(map, key);
 	size_t k;
 
 	buf[0] = '\0';
-	if (n == NULL || n->type != DTCP_N_TEXT)
+	if (n == NULL || n->type != DTC_NODE_TEXT)
 		return;
 	k = n->len < len - 1 ? n->len : len - 1;
 	memcpy(buf, n->ptr, k);
@@ -165,11 +187,11 @@ copy_text(const dtcp_node *map, const char *key, char *buf, size_t len)
 }
 
 static uint64_t
-node_u64(const dtcp_node *map, const char *key, uint64_t def)
+node_u64(const dtc_node *map, const char *key, uint64_t def)
 {
-	const dtcp_node *n = dtcp_map_get(map, key);
+	const dtc_node *n = dtc_node_get(map, key);
 
-	return n != NULL && n->type == DTCP_N_UINT ? n->u : def;
+	return n != NULL && n->type == DTC_NODE_UINT ? n->u : def;
 }
 
 /* Open and read the header; 0, or -1 when nothing can be read. */
@@ -177,7 +199,7 @@ static int
 snap_open(snap *s, cli *c, const char *path)
 {
 	dtc_error err;
-	const dtcp_node *h, *v;
+	const dtc_node *h, *v;
 	char bo[16], model[16];
 
 	memset(s, 0, sizeof(*s));
@@ -185,22 +207,24 @@ snap_open(snap *s, cli *c, const char *path)
 	s->path = path;
 	dtc_error_clear(&err);
 	if (strcmp(path, "-") == 0)
-		s->cont = dtcp_container_open_fd(0, "<stdin>", &err);
+		s->cont = dtc_container_open_fd(0, "<stdin>", &err);
 	else
-		s->cont = dtcp_container_open_file(path, &err);
+		s->cont = dtc_container_open_file(path, &err);
 	if (s->cont == NULL) {
 		problem(s, &err);
 		return -1;
 	}
-	if (dtcp_container_next(s->cont, &s->item, &err) != DTC_OK) {
+	if (dtc_container_next(s->cont, &s->item, &err) != DTC_OK ||
+	    (s->tables = dtc_tables_new(&s->item, &err)) == NULL ||
+	    (s->walker = dtc_walker_new(s->tables, s->path, &err)) == NULL) {
 		problem(s, &err);
 		return -1;
 	}
 	h = &s->item.nodes[0];
-	if ((v = dtcp_map_get(h, "version")) != NULL &&
-	    v->type == DTCP_N_ARRAY && v->count >= 2) {
-		s->vmajor = dtcp_array_at(v, 0)->u;
-		s->vminor = dtcp_array_at(v, 1)->u;
+	if ((v = dtc_node_get(h, "version")) != NULL &&
+	    v->type == DTC_NODE_ARRAY && v->count >= 2) {
+		s->vmajor = dtc_node_at(v, 0)->u;
+		s->vminor = dtc_node_at(v, 1)->u;
 	}
 	copy_text(h, "byteorder", bo, sizeof(bo));
 	copy_text(h, "model", model, sizeof(model));
@@ -210,7 +234,7 @@ snap_open(snap *s, cli *c, const char *path)
 	copy_text(h, "producer", s->producer, sizeof(s->producer));
 	s->big = strcmp(bo, "big") == 0;
 	s->ilp32 = strcmp(model, "ILP32") == 0;
-	s->swap = s->big != dtcp_host_big();
+	s->swap = s->big != host_big();
 	s->illumos = strcasecmp(s->os, "illumos") == 0 ||
 	    strcasecmp(s->os, "solaris") == 0 ||
 	    strcasecmp(s->os, "sunos") == 0;
@@ -222,23 +246,19 @@ snap_open(snap *s, cli *c, const char *path)
 
 		copy_text(h, "flavor", flavor, sizeof(flavor));
 		/* DTrace v2 items (stmt, aggdesc) load into the same tables,
-		 * and their records walk by their own size words */
-		s->meta.v2 = strcmp(flavor, "dtrace-v2") == 0;
-		s->walker.v2 = s->meta.v2;
+		 * and their records walk by their own size words (the
+		 * tables read the flavor from the header as well) */
+		s->v2 = strcmp(flavor, "dtrace-v2") == 0;
 	}
-	s->walker.meta = &s->meta;
-	s->walker.swap = s->swap;
-	s->walker.source = s->path;
 	return 0;
 }
 
 static void
 snap_close(snap *s)
 {
-	if (s->cont != NULL)
-		dtcp_container_close(s->cont);
-	dtcp_walker_free(&s->walker);
-	dtcp_meta_free(&s->meta);
+	dtc_container_close(s->cont);
+	dtc_walker_free(s->walker);
+	dtc_tables_free(s->tables);
 }
 
 /*
@@ -254,7 +274,7 @@ snap_next(snap *s)
 
 	for (;;) {
 		dtc_error_clear(&err);
-		rc = dtcp_container_next(s->cont, &s->item, &err);
+		rc = dtc_container_next(s->cont, &s->item, &err);
 		if (rc == DTC_WARN) {
 			problem(s, &err);
 			continue;
@@ -263,8 +283,7 @@ snap_next(snap *s)
 			problem(s, &err);
 			return DTC_EOF;
 		}
-		rc = dtcp_meta_add_item(&s->meta, s->cont, &s->item,
-		    s->illumos, &err);
+		rc = dtc_tables_add_item(s->tables, s->cont, &s->item, &err);
 		if (rc != DTC_OK && rc != DTC_EOF)
 			problem(s, &err);
 		if (strcmp(s->item.kind, "end") == 0 && !s->have_end) {
@@ -286,32 +305,32 @@ typedef struct bufitem {
 static int
 get_bufitem(snap *s, bufitem *b, int principal)
 {
-	const dtcp_node *map = &s->item.nodes[0], *d;
+	const dtc_node *map = &s->item.nodes[0], *d;
 	dtc_error err;
 
 	memset(b, 0, sizeof(*b));
 	dtc_error_clear(&err);
-	if (dtcp_get_u64(s->cont, &s->item, map, "pass", 1, &b->pass,
+	if (dtc_item_get_uint(s->cont, &s->item, map, "pass", 1, &b->pass,
 	    &err) != DTC_OK ||
-	    dtcp_get_u64(s->cont, &s->item, map, "cpu", 1, &b->cpu,
+	    dtc_item_get_uint(s->cont, &s->item, map, "cpu", 1, &b->cpu,
 	    &err) != DTC_OK ||
-	    dtcp_get_bytes(s->cont, &s->item, map, "data", 1, &b->data,
+	    dtc_item_get_bytes(s->cont, &s->item, map, "data", 1, &b->data,
 	    &b->size, &err) != DTC_OK) {
 		problem(s, &err);
 		return -1;
 	}
-	d = dtcp_map_get(map, "data");
+	d = dtc_node_get(map, "data");
 	/* the bytes follow the string's header */
 	b->data_off = d->offset + (size_t)(b->data - d->ptr) +
 	    (b->size < 24 ? 1 : b->size < 256 ? 2 : b->size < 65536 ? 3 :
 	    b->size < 4294967296ull ? 5 : 9);
-	if (dtcp_get_u64(s->cont, &s->item, map, "drops", 0, &b->drops,
+	if (dtc_item_get_uint(s->cont, &s->item, map, "drops", 0, &b->drops,
 	    &err) == DTC_FAILED ||
-	    (principal && (dtcp_get_u64(s->cont, &s->item, map, "errors", 0,
+	    (principal && (dtc_item_get_uint(s->cont, &s->item, map, "errors", 0,
 	    &b->errors, &err) == DTC_FAILED ||
-	    dtcp_get_u64(s->cont, &s->item, map, "oldest", 0, &b->oldest,
+	    dtc_item_get_uint(s->cont, &s->item, map, "oldest", 0, &b->oldest,
 	    &err) == DTC_FAILED ||
-	    dtcp_get_u64(s->cont, &s->item, map, "timestamp", 0,
+	    dtc_item_get_uint(s->cont, &s->item, map, "timestamp", 0,
 	    &b->timestamp, &err) == DTC_FAILED)))
 		problem(s, &err);
 	return 0;
@@ -348,21 +367,21 @@ put_bare(FILE *f, const uint8_t *p, size_t n)
 }
 
 static void
-put_node(FILE *f, const dtcp_node *n)
+put_node(FILE *f, const dtc_node *n)
 {
 	size_t i;
 
 	switch (n->type) {
-	case DTCP_N_UINT:
+	case DTC_NODE_UINT:
 		fprintf(f, "%" PRIu64, n->u);
 		break;
-	case DTCP_N_NEGINT:
+	case DTC_NODE_NEGINT:
 		if (n->u < (uint64_t)INT64_MAX + 1)
 			fprintf(f, "%" PRId64, -(int64_t)n->u - 1);
 		else
 			fprintf(f, "-1-%" PRIu64, n->u);
 		break;
-	case DTCP_N_TEXT:
+	case DTC_NODE_TEXT:
 		fputc('"', f);
 		for (i = 0; i < n->len; i++) {
 			unsigned char ch = n->ptr[i];
@@ -376,41 +395,41 @@ put_node(FILE *f, const dtcp_node *n)
 		}
 		fputc('"', f);
 		break;
-	case DTCP_N_BYTES:
+	case DTC_NODE_BYTES:
 		fprintf(f, "<%zu bytes>", n->len);
 		break;
-	case DTCP_N_BOOL:
+	case DTC_NODE_BOOL:
 		fputs(n->u ? "true" : "false", f);
 		break;
-	case DTCP_N_NULL:
+	case DTC_NODE_NULL:
 		fputs("null", f);
 		break;
-	case DTCP_N_ARRAY:
-	case DTCP_N_MAP: {
+	case DTC_NODE_ARRAY:
+	case DTC_NODE_MAP: {
 		/* short lists of scalars inline (version, options) */
-		const dtcp_node *c = dtcp_first_child(n);
-		uint32_t k, nc = n->type == DTCP_N_MAP ? n->count * 2 : n->count;
+		const dtc_node *c = dtc_node_child(n);
+		uint32_t k, nc = n->type == DTC_NODE_MAP ? n->count * 2 : n->count;
 
 		for (k = 0; k < nc && c->span == 1; k++)
-			c = dtcp_next_sibling(c);
+			c = dtc_node_next(c);
 		if (nc > 32 || k < nc) {
-			fprintf(f, n->type == DTCP_N_MAP ? "{%u keys}" :
+			fprintf(f, n->type == DTC_NODE_MAP ? "{%u keys}" :
 			    "[%u elements]", n->count);
 			break;
 		}
-		fputc(n->type == DTCP_N_MAP ? '{' : '[', f);
-		c = dtcp_first_child(n);
-		for (k = 0; k < nc; k++, c = dtcp_next_sibling(c)) {
+		fputc(n->type == DTC_NODE_MAP ? '{' : '[', f);
+		c = dtc_node_child(n);
+		for (k = 0; k < nc; k++, c = dtc_node_next(c)) {
 			if (k > 0)
-				fputs(n->type == DTCP_N_MAP && k % 2 == 1 ?
+				fputs(n->type == DTC_NODE_MAP && k % 2 == 1 ?
 				    "=" : ", ", f);
-			if (n->type == DTCP_N_MAP && k % 2 == 0 &&
-			    c->type == DTCP_N_TEXT)
+			if (n->type == DTC_NODE_MAP && k % 2 == 0 &&
+			    c->type == DTC_NODE_TEXT)
 				put_bare(f, c->ptr, c->len);
 			else
 				put_node(f, c);
 		}
-		fputc(n->type == DTCP_N_MAP ? '}' : ']', f);
+		fputc(n->type == DTC_NODE_MAP ? '}' : ']', f);
 		break;
 	}
 	default:
@@ -421,19 +440,19 @@ put_node(FILE *f, const dtcp_node *n)
 
 /* Every key of an item but "t", as key=value. */
 static void
-put_fields(FILE *f, const dtcp_node *map)
+put_fields(FILE *f, const dtc_node *map)
 {
-	const dtcp_node *k = dtcp_first_child(map), *v;
+	const dtc_node *k = dtc_node_child(map), *v;
 	uint32_t i;
 	int first = 1;
 
-	for (i = 0; i < map->count; i++, k = dtcp_next_sibling(v)) {
-		v = dtcp_next_sibling(k);
-		if (k->type == DTCP_N_TEXT && k->len == 1 && k->ptr[0] == 't')
+	for (i = 0; i < map->count; i++, k = dtc_node_next(v)) {
+		v = dtc_node_next(k);
+		if (k->type == DTC_NODE_TEXT && k->len == 1 && k->ptr[0] == 't')
 			continue;
 		fputs(first ? " " : ", ", f);
 		first = 0;
-		if (k->type == DTCP_N_TEXT)
+		if (k->type == DTC_NODE_TEXT)
 			put_bare(f, k->ptr, k->len);
 		else
 			put_node(f, k);
@@ -477,7 +496,7 @@ static void
 dump_buf(snap *s, FILE *f, int all)
 {
 	const dtc_recdesc *r;
-	dtcp_walkrec rec;
+	dtc_walkrec rec;
 	dtc_error err;
 	bufitem b;
 	size_t end = 0;
@@ -486,16 +505,13 @@ dump_buf(snap *s, FILE *f, int all)
 
 	if (get_bufitem(s, &b, 1) != 0)
 		return;
-	s->walker.cpu = (int)b.cpu;
-	s->walker.item = s->item.index;
-	s->walker.file_offset = b.data_off;
 	dtc_error_clear(&err);
-	if (dtcp_walker_start(&s->walker, b.data, b.size, b.oldest, &err) !=
-	    DTC_OK)
+	if (dtc_walker_start(s->walker, s->item.index, (int)b.cpu, b.data,
+	    b.size, b.data_off, b.oldest, &err) != DTC_OK)
 		problem(s, &err);
 	for (;;) {
 		dtc_error_clear(&err);
-		rc = dtcp_walker_next(&s->walker, &rec, &err);
+		rc = dtc_walker_next(s->walker, &rec, &err);
 		if (rc == DTC_EOF)
 			break;
 		if (rc != DTC_OK) {
@@ -530,9 +546,9 @@ dump_buf(snap *s, FILE *f, int all)
 			put_data(f, rec.data + r->offset, r->size, all);
 		}
 	}
-	if (s->walker.size > end && !stopped)
+	if (dtc_walker_size(s->walker) > end && !stopped)
 		fprintf(f, "  cpu %d: %zu bytes of EPIDNONE at the end\n",
-		    (int)b.cpu, s->walker.size - end);
+		    (int)b.cpu, dtc_walker_size(s->walker) - end);
 }
 
 /* Aggregation buffer: entries back to back, 0 words are AGGIDNONE. */
@@ -547,12 +563,12 @@ dump_aggbuf(snap *s, FILE *f, int all)
 	if (get_bufitem(s, &b, 0) != 0)
 		return;
 	while (pos + 4 <= b.size) {
-		aggid = dtcp_ld32(b.data + pos, s->swap);
+		aggid = ld32(b.data + pos, s->swap);
 		if (aggid == 0) {
 			pos += 4;
 			continue;
 		}
-		if ((ad = dtcp_meta_agg(&s->meta, aggid)) == NULL) {
+		if ((ad = dtc_tables_agg(s->tables, aggid)) == NULL) {
 			problemf(s, s->item.index, (long long)(b.data_off + pos),
 			    (int)b.cpu, DTC_E_BADAGGID, "unknown aggregation "
 			    "id %u at buffer offset %zu; the rest of this "
@@ -594,7 +610,7 @@ dump_aggbuf(snap *s, FILE *f, int all)
 static void
 dump_item(snap *s, FILE *f, int all)
 {
-	const dtcp_node *map = &s->item.nodes[0];
+	const dtc_node *map = &s->item.nodes[0];
 	const dtc_eprobedesc *ep;
 	const dtc_aggdesc *ad;
 
@@ -603,11 +619,11 @@ dump_item(snap *s, FILE *f, int all)
 	put_fields(f, map);
 	fputc('\n', f);
 	if (strcmp(s->item.kind, "eprobe") == 0 &&
-	    (ep = dtcp_meta_eprobe(&s->meta, (uint32_t)node_u64(map, "epid",
+	    (ep = dtc_tables_eprobe(s->tables, (uint32_t)node_u64(map, "epid",
 	    0))) != NULL)
 		put_recs(s, f, ep->nrecs, ep->recs);
 	else if (strcmp(s->item.kind, "agg") == 0 &&
-	    (ad = dtcp_meta_agg(&s->meta, (uint32_t)node_u64(map, "id",
+	    (ad = dtc_tables_agg(s->tables, (uint32_t)node_u64(map, "id",
 	    0))) != NULL)
 		put_recs(s, f, ad->nrecs, ad->recs);
 	else if (strcmp(s->item.kind, "buf") == 0)
@@ -681,13 +697,13 @@ typedef struct walkstat {
 } walkstat;
 
 static void
-node_text(const dtcp_node *n, char *buf, size_t len)
+node_text(const dtc_node *n, char *buf, size_t len)
 {
-	if (n->type == DTCP_N_UINT)
+	if (n->type == DTC_NODE_UINT)
 		snprintf(buf, len, "%" PRIu64, n->u);
-	else if (n->type == DTCP_N_NEGINT && n->u <= (uint64_t)INT64_MAX)
+	else if (n->type == DTC_NODE_NEGINT && n->u <= (uint64_t)INT64_MAX)
 		snprintf(buf, len, "%" PRId64, -(int64_t)n->u - 1);
-	else if (n->type == DTCP_N_TEXT)
+	else if (n->type == DTC_NODE_TEXT)
 		snprintf(buf, len, "%.*s", (int)n->len, (const char *)n->ptr);
 	else
 		snprintf(buf, len, "?");
@@ -696,16 +712,16 @@ node_text(const dtcp_node *n, char *buf, size_t len)
 static void
 collect_options(snap *s, walkstat *w)
 {
-	const dtcp_node *o = dtcp_map_get(&s->item.nodes[0], "options"), *k, *v;
+	const dtc_node *o = dtc_node_get(&s->item.nodes[0], "options"), *k, *v;
 	char name[32];
 	uint32_t i;
 	size_t j;
 
-	if (o == NULL || o->type != DTCP_N_MAP)
+	if (o == NULL || o->type != DTC_NODE_MAP)
 		return;
-	for (i = 0, k = o + 1; i < o->count; i++, k = dtcp_next_sibling(v)) {
-		v = dtcp_next_sibling(k);
-		if (k->type != DTCP_N_TEXT)
+	for (i = 0, k = o + 1; i < o->count; i++, k = dtc_node_next(v)) {
+		v = dtc_node_next(k);
+		if (k->type != DTC_NODE_TEXT)
 			continue;
 		node_text(k, name, sizeof(name));
 		for (j = 0; j < w->nopts; j++)
@@ -744,7 +760,7 @@ count_kind(walkstat *w, const char *kind)
 static void
 walk_buf(snap *s, walkstat *w)
 {
-	dtcp_walkrec rec;
+	dtc_walkrec rec;
 	dtc_error err;
 	bufitem b;
 	cpustat *cs;
@@ -759,16 +775,13 @@ walk_buf(snap *s, walkstat *w)
 		cs->drops += b.drops;
 		cs->errors += b.errors;
 	}
-	s->walker.cpu = (int)b.cpu;
-	s->walker.item = s->item.index;
-	s->walker.file_offset = b.data_off;
 	dtc_error_clear(&err);
-	if (dtcp_walker_start(&s->walker, b.data, b.size, b.oldest, &err) !=
-	    DTC_OK)
+	if (dtc_walker_start(s->walker, s->item.index, (int)b.cpu, b.data,
+	    b.size, b.data_off, b.oldest, &err) != DTC_OK)
 		problem(s, &err);
 	for (;;) {
 		dtc_error_clear(&err);
-		rc = dtcp_walker_next(&s->walker, &rec, &err);
+		rc = dtc_walker_next(s->walker, &rec, &err);
 		if (rc == DTC_EOF)
 			break;
 		if (rc != DTC_OK) {
@@ -782,7 +795,7 @@ walk_buf(snap *s, walkstat *w)
 			cs->records++;
 		/* speculative records never committed carry UINT64_MAX;
 		 * v2 records carry no timestamp */
-		if (rec.timestamp == UINT64_MAX || s->meta.v2)
+		if (rec.timestamp == UINT64_MAX || s->v2)
 			continue;
 		if (!w->have_ts || rec.timestamp < w->tsmin)
 			w->tsmin = rec.timestamp;
@@ -810,11 +823,11 @@ walk_aggbuf(snap *s, walkstat *w)
 		cs->aggdrops += b.drops;
 	}
 	while (pos + 4 <= b.size) {
-		if ((aggid = dtcp_ld32(b.data + pos, s->swap)) == 0) {
+		if ((aggid = ld32(b.data + pos, s->swap)) == 0) {
 			pos += 4;
 			continue;
 		}
-		if ((ad = dtcp_meta_agg(&s->meta, aggid)) == NULL) {
+		if ((ad = dtc_tables_agg(s->tables, aggid)) == NULL) {
 			problemf(s, s->item.index, (long long)(b.data_off + pos),
 			    (int)b.cpu, DTC_E_BADAGGID, "unknown aggregation "
 			    "id %u at buffer offset %zu; the rest of this "
@@ -875,18 +888,15 @@ count_pass(snap *s, walkstat *w)
 static void
 walk_aggsnap(snap *s, walkstat *w)
 {
-	uint8_t *buf = NULL;
-	size_t len = 0, cap = 0;
-	const dtcp_node *e;
+	const dtc_node *e;
 	dtc_error err;
 
 	dtc_error_clear(&err);
-	if (dtcp_v2_aggsnap(&s->meta, s->cont, &s->item, s->swap, &buf, &len,
-	    &cap, &err) != DTC_OK)
+	if (dtc_tables_check_aggsnap(s->tables, s->cont, &s->item, &err) !=
+	    DTC_OK)
 		problem(s, &err);
-	free(buf);
-	e = dtcp_map_get(&s->item.nodes[0], "entries");
-	if (e != NULL && e->type == DTCP_N_ARRAY)
+	e = dtc_node_get(&s->item.nodes[0], "entries");
+	if (e != NULL && e->type == DTC_NODE_ARRAY)
 		w->entries += e->count;
 }
 
@@ -899,7 +909,7 @@ walk_aggsnap(snap *s, walkstat *w)
 static int
 walk_all(snap *s, walkstat *w)
 {
-	const dtcp_node *es;
+	const dtc_node *es;
 
 	memset(w, 0, sizeof(*w));
 	w->ncpus = s->ncpu > 65536 ? 65536 : s->ncpu;
@@ -915,9 +925,9 @@ walk_all(snap *s, walkstat *w)
 		part_note(&w->part, s->item.kind, s->item.index,
 		    &s->item.nodes[0]);
 		if (strcmp(s->item.kind, "buf") == 0 ||
-		    (s->meta.v2 && strcmp(s->item.kind, "recs") == 0))
+		    (s->v2 && strcmp(s->item.kind, "recs") == 0))
 			walk_buf(s, w);
-		else if (s->meta.v2 && strcmp(s->item.kind, "aggsnap") == 0)
+		else if (s->v2 && strcmp(s->item.kind, "aggsnap") == 0)
 			walk_aggsnap(s, w);
 		else if (strcmp(s->item.kind, "aggbuf") == 0)
 			walk_aggbuf(s, w);
@@ -925,10 +935,10 @@ walk_all(snap *s, walkstat *w)
 			collect_options(s, w);
 		else if (strcmp(s->item.kind, "end") == 0 &&
 		    s->item.index == s->end_item &&
-		    (es = dtcp_map_get(&s->item.nodes[0], "exit_status")) !=
+		    (es = dtc_node_get(&s->item.nodes[0], "exit_status")) !=
 		    NULL) {
 			w->end_status_known = 1;
-			w->exit_status = es->type == DTCP_N_NEGINT ?
+			w->exit_status = es->type == DTC_NODE_NEGINT ?
 			    -(int64_t)es->u - 1 : (int64_t)es->u;
 		}
 	}
@@ -1476,40 +1486,40 @@ json_text(FILE *f, const uint8_t *p, size_t n)
 
 /* One node and its subtree; returns the node after it, NULL when a
  * value has no JSON form (tags, undefined, non-text map keys). */
-static const dtcp_node *
-json_node(FILE *f, const dtcp_node *n, const char **why)
+static const dtc_node *
+json_node(FILE *f, const dtc_node *n, const char **why)
 {
-	const dtcp_node *c;
+	const dtc_node *c;
 	uint32_t i;
 	size_t k;
 
 	switch (n->type) {
-	case DTCP_N_UINT:
+	case DTC_NODE_UINT:
 		fprintf(f, "%" PRIu64, n->u);
 		return n + 1;
-	case DTCP_N_NEGINT:
+	case DTC_NODE_NEGINT:
 		/* -1 - u, exactly, down to -2^64 */
 		if (n->u == UINT64_MAX)
 			fputs("-18446744073709551616", f);
 		else
 			fprintf(f, "-%" PRIu64, n->u + 1);
 		return n + 1;
-	case DTCP_N_TEXT:
+	case DTC_NODE_TEXT:
 		json_text(f, n->ptr, n->len);
 		return n + 1;
-	case DTCP_N_BYTES:
+	case DTC_NODE_BYTES:
 		fputs("{\"hex\":\"", f);
 		for (k = 0; k < n->len; k++)
 			fprintf(f, "%02x", n->ptr[k]);
 		fputs("\"}", f);
 		return n + 1;
-	case DTCP_N_BOOL:
+	case DTC_NODE_BOOL:
 		fputs(n->u ? "true" : "false", f);
 		return n + 1;
-	case DTCP_N_NULL:
+	case DTC_NODE_NULL:
 		fputs("null", f);
 		return n + 1;
-	case DTCP_N_FLOAT: {
+	case DTC_NODE_FLOAT: {
 		char buf[40];
 
 		snprintf(buf, sizeof(buf), "%.17g", n->f);
@@ -1523,7 +1533,7 @@ json_node(FILE *f, const dtcp_node *n, const char **why)
 		fputs(buf, f);
 		return n + 1;
 	}
-	case DTCP_N_ARRAY:
+	case DTC_NODE_ARRAY:
 		fputc('[', f);
 		for (i = 0, c = n + 1; i < n->count; i++) {
 			if (i > 0)
@@ -1533,10 +1543,10 @@ json_node(FILE *f, const dtcp_node *n, const char **why)
 		}
 		fputc(']', f);
 		return c;
-	case DTCP_N_MAP:
+	case DTC_NODE_MAP:
 		fputc('{', f);
 		for (i = 0, c = n + 1; i < n->count; i++) {
-			if (c->type != DTCP_N_TEXT) {
+			if (c->type != DTC_NODE_TEXT) {
 				*why = "a map key that is not text";
 				return NULL;
 			}
@@ -1550,9 +1560,9 @@ json_node(FILE *f, const dtcp_node *n, const char **why)
 		fputc('}', f);
 		return c;
 	}
-	*why = n->type == DTCP_N_TAG ? "a CBOR tag" :
-	    n->type == DTCP_N_SIMPLE ? "a CBOR simple value" :
-	    n->type == DTCP_N_SKIPPED ? "a value nested too deep" :
+	*why = n->type == DTC_NODE_TAG ? "a CBOR tag" :
+	    n->type == DTC_NODE_SIMPLE ? "a CBOR simple value" :
+	    n->type == DTC_NODE_SKIPPED ? "a value nested too deep" :
 	    "an undefined value";
 	return NULL;
 }
@@ -1560,17 +1570,17 @@ json_node(FILE *f, const dtcp_node *n, const char **why)
 /* Every item of a capture as a JSON line (or its raw bytes through w,
  * cbor). */
 static int
-cbor_out(cli *c, dtcp_container *cont, const char *name, const uint8_t *raw,
+cbor_out(cli *c, dtc_container *cont, const char *name, const uint8_t *raw,
     FILE *out, dtc_writer *w)
 {
-	dtcp_item it;
+	dtc_item it;
 	dtc_error err;
 	const char *why;
 	int rc, bad = 0;
 
 	for (;;) {
 		dtc_error_clear(&err);
-		rc = dtcp_container_next(cont, &it, &err);
+		rc = dtc_container_next(cont, &it, &err);
 		if (rc == DTC_EOF)
 			break;
 		if (rc != DTC_OK) {
@@ -1585,7 +1595,7 @@ cbor_out(cli *c, dtcp_container *cont, const char *name, const uint8_t *raw,
 		}
 		if (w != NULL) {
 			/* CBOR to CBOR: the item's own bytes */
-			if (dtcp_writer_put_item(w, raw + it.offset, it.size,
+			if (dtc_writer_put_item(w, raw + it.offset, it.size,
 			    &err) != DTC_OK) {
 				snprintf(err.source, sizeof(err.source), "%s",
 				    "output");
@@ -1614,34 +1624,33 @@ static int
 unzstd(cli *c, const char *name, uint8_t **buf, size_t *len)
 {
 	obuf b = { NULL, 0, 0, 0 };
-	dtcp_zsource *z;
+	dtc_zstd *z;
 	uint8_t chunk[65536];
-	char msg[200];
-	long long off;
-	ssize_t n;
-	int st, damaged = 0;
+	dtc_error err;
+	size_t n;
+	int rc, damaged = 0;
 
-	if ((z = dtcp_zsource_new(-1, *buf, *len, NULL, 0)) == NULL) {
+	if ((z = dtc_zstd_open_memory(*buf, *len, &err)) == NULL) {
 		cli_warn(c, "%s: out of memory", name);
 		return -1;
 	}
 	for (;;) {
-		n = dtcp_zsource_read(z, chunk, sizeof(chunk), &st);
-		if (n > 0) {
-			ob_put(&b, chunk, (size_t)n);
+		dtc_error_clear(&err);
+		rc = dtc_zstd_read(z, chunk, sizeof(chunk), &n, &err);
+		if (rc == DTC_OK) {
+			ob_put(&b, chunk, n);
 			continue;
 		}
-		if (n == 0)
+		if (rc == DTC_EOF)
 			break;
-		if (st != DTCP_ZS_DAMAGE ||
-		    !dtcp_zsource_damage(z, msg, sizeof(msg), &off)) {
+		if (rc != DTC_WARN) {
 			b.nomem = 1;
 			break;
 		}
-		cli_warn(c, "%s: offset %lld: %s", name, off, msg);
+		cli_warn(c, "%s: offset %lld: %s", name, err.offset, err.text);
 		damaged = 1;
 	}
-	dtcp_zsource_free(z);
+	dtc_zstd_close(z);
 	if (b.nomem) {
 		cli_warn(c, "%s: out of memory", name);
 		free(b.p);
@@ -1690,7 +1699,7 @@ cmd_convert(cli *c, int argc, char **argv)
 	uint8_t *buf = NULL;
 	size_t len = 0, k;
 	obuf cb = { NULL, 0, 0, 0 };
-	dtcp_container *cont;
+	dtc_container *cont;
 	dtc_error err;
 	cli_out o;
 	dtc_writer *w = NULL;
@@ -1742,7 +1751,7 @@ cmd_convert(cli *c, int argc, char **argv)
 	if (read_all(c, in, &buf, &len) != 0)
 		return CLI_EXIT_WARN;
 	name = strcmp(in, "-") == 0 ? "<stdin>" : in;
-	if ((inzstd = dtcp_zsource_is_frame(buf, len)) &&
+	if ((inzstd = dtc_zstd_is_frame(buf, len)) &&
 	    (zbad = unzstd(c, name, &buf, &len)) < 0) {
 		free(buf);
 		return CLI_EXIT_WARN;
@@ -1776,12 +1785,12 @@ cmd_convert(cli *c, int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!tojson && (w = dtcp_writer_raw(out, zlevel, &err)) == NULL) {
+	if (!tojson && (w = dtc_writer_new_raw(out, zlevel, &err)) == NULL) {
 		cli_report(c, &err);
 		goto out;
 	}
 	dtc_error_clear(&err);
-	if ((cont = dtcp_container_open_memory(buf, len, name, &err)) == NULL) {
+	if ((cont = dtc_container_open_memory(buf, len, name, &err)) == NULL) {
 		cli_report(c, &err);
 		goto out;
 	}
@@ -1789,7 +1798,7 @@ cmd_convert(cli *c, int argc, char **argv)
 	/* damaged items were said: the rest is converted, as dtconsume
 	 * keeps a damaged capture's output */
 	wrote = 1;
-	dtcp_container_close(cont);
+	dtc_container_close(cont);
 	if (w != NULL && rc == 0 && dtc_writer_flush(w, &err) != DTC_OK) {
 		cli_report(c, &err);
 		rc = -1;
@@ -1819,29 +1828,14 @@ static const char info_usage[] =
 "cannot be read) go to standard error and make the exit status 1;\n"
 "dtsnap validate checks the capture as dtconsume does.\n";
 
-static int
-idcmp(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The ids of a table, sorted; caller frees. */
+/* The ids of a table, ascending; caller frees (NULL: no memory). */
 static uint32_t *
-table_ids(const dtcp_idmap *m, size_t *n)
+table_ids(const snap *s, int kind, size_t *n)
 {
-	uint32_t *ids = calloc(m->n + 1, sizeof(*ids));
-	size_t i;
+	uint32_t *ids;
 
-	*n = 0;
-	if (ids == NULL)
-		return NULL;
-	for (i = 0; i < m->cap; i++)
-		if (m->vals[i] != NULL && *n < m->n)
-			ids[(*n)++] = m->keys[i];
-	qsort(ids, *n, sizeof(*ids), idcmp);
-	return ids;
+	return dtc_tables_ids(s->tables, kind, &ids, n, NULL) == DTC_OK ?
+	    ids : NULL;
 }
 
 static void
@@ -1881,11 +1875,9 @@ esc(char *buf, size_t len, const char *s)
 
 /* hrtime -> UTC through the clock item (hrtime/walltime pair). */
 static void
-put_wall(FILE *f, const dtcp_meta *m, uint64_t hr)
+put_wall(FILE *f, uint64_t w)
 {
-	/* modulo 2^64, as the kernel's counters wrap: a capture may pair
-	 * any two values, and signed overflow is undefined */
-	int64_t wall = (int64_t)(m->clock_walltime + (hr - m->clock_hrtime));
+	int64_t wall = (int64_t)w;
 	time_t sec = (time_t)(wall / 1000000000);
 	long ns = (long)(wall % 1000000000);
 	struct tm tm;
@@ -1914,13 +1906,13 @@ info_tables(snap *s, FILE *f)
 	size_t n, i;
 	char buf[16];
 
-	if ((ids = table_ids(&s->meta.probes, &n)) != NULL && n > 0) {
+	if ((ids = table_ids(s, DTC_TABLES_PROBE, &n)) != NULL && n > 0) {
 		fprintf(f, "\n%5s %10s %17s %33s %s\n", "ID", "PROVIDER",
 		    "MODULE", "FUNCTION", "NAME");
 		for (i = 0; i < n; i++) {
 			char e1[256], e2[256], e3[256], e4[256];
 
-			p = dtcp_meta_probe(&s->meta, ids[i]);
+			p = dtc_tables_probe(s->tables, ids[i]);
 			fprintf(f, "%5u %10s %17s %33s %s\n", p->id,
 			    esc(e1, sizeof(e1), p->provider),
 			    esc(e2, sizeof(e2), p->module),
@@ -1929,11 +1921,11 @@ info_tables(snap *s, FILE *f)
 		}
 	}
 	free(ids);
-	if ((ids = table_ids(&s->meta.eprobes, &n)) != NULL && n > 0) {
+	if ((ids = table_ids(s, DTC_TABLES_EPROBE, &n)) != NULL && n > 0) {
 		fprintf(f, "\n%5s %5s %6s %5s %s\n", "EPID", "ID", "SIZE",
 		    "RECS", "PROBE");
 		for (i = 0; i < n; i++) {
-			ep = dtcp_meta_eprobe(&s->meta, ids[i]);
+			ep = dtc_tables_eprobe(s->tables, ids[i]);
 			fprintf(f, "%5u %5u %6u %5u ", ep->epid, ep->probeid,
 			    ep->size, ep->nrecs);
 			if (ep->probe != NULL) {
@@ -1952,13 +1944,13 @@ info_tables(snap *s, FILE *f)
 		}
 	}
 	free(ids);
-	if ((ids = table_ids(&s->meta.aggs, &n)) != NULL && n > 0) {
+	if ((ids = table_ids(s, DTC_TABLES_AGG, &n)) != NULL && n > 0) {
 		fprintf(f, "\n%5s %5s %6s %-11s %4s %6s %s\n", "AGGID", "EPID",
 		    "VARID", "FUNCTION", "KEYS", "SIZE", "NAME");
 		for (i = 0; i < n; i++) {
 			char e1[256];
 
-			ad = dtcp_meta_agg(&s->meta, ids[i]);
+			ad = dtc_tables_agg(s->tables, ids[i]);
 			fprintf(f, "%5u %5u %6" PRId64 " %-11s %4u %6u @%s\n",
 			    ad->id, ad->epid, ad->varid, ad->nrecs > 0 ?
 			    action_name(ad->recs[ad->nrecs - 1].action, buf,
@@ -1967,12 +1959,12 @@ info_tables(snap *s, FILE *f)
 		}
 	}
 	free(ids);
-	if ((ids = table_ids(&s->meta.formats, &n)) != NULL && n > 0) {
+	if ((ids = table_ids(s, DTC_TABLES_FORMAT, &n)) != NULL && n > 0) {
 		fprintf(f, "\n%5s %s\n", "FMT", "STRING");
 		for (i = 0; i < n; i++) {
 			const char *str;
 
-			fm = dtcp_meta_format(&s->meta, ids[i]);
+			fm = dtc_tables_format(s->tables, ids[i]);
 			str = dtc_format_string(fm);
 			fprintf(f, "%5u ", ids[i]);
 			json_text(f, (const uint8_t *)str, strlen(str));
@@ -1992,8 +1984,8 @@ info_types(snap *s, FILE *f)
 	const uint64_t *ids;
 	size_t i, k, bytes, npairs;
 
-	for (i = 0; dtcp_ctf_item_info(&s->meta, i, &module, &bytes, &ids,
-	    &npairs) == 0; i++) {
+	for (i = 0; dtc_tables_ctf_item(s->tables, i, &module, &bytes, &ids,
+	    &npairs) == DTC_OK; i++) {
 		if (i == 0)
 			fprintf(f, "\n%7s %10s %s\n", "BYTES", "ID",
 			    "MODULE TYPE");
@@ -2003,7 +1995,7 @@ info_types(snap *s, FILE *f)
 			fputs(" (ids as the records give them)\n", f);
 		}
 		for (k = 0; k < npairs; k++) {
-			const dtc_ctype *t = dtcp_ctf_type(&s->meta, module,
+			const dtc_ctype *t = dtc_tables_ctf_type(s->tables, module,
 			    ids[2 * k], &why);
 
 			fprintf(f, "%7zu %10" PRIu64 " ", bytes, ids[2 * k]);
@@ -2024,6 +2016,7 @@ info_types(snap *s, FILE *f)
 static void
 info_print(snap *s, walkstat *w, FILE *f)
 {
+	uint64_t wmin, wmax;
 	uint32_t i;
 	size_t k;
 
@@ -2052,11 +2045,16 @@ info_print(snap *s, walkstat *w, FILE *f)
 		    w->tsmin, w->tsmax);
 		put_duration(f, w->tsmax - w->tsmin);
 		fputs(")\n", f);
-		if (s->meta.have_clock) {
+		/* modulo 2^64, as the kernel's counters wrap: a capture
+		 * may pair any two values */
+		if (dtc_tables_walltime(s->tables, w->tsmin, &wmin) ==
+		    DTC_OK &&
+		    dtc_tables_walltime(s->tables, w->tsmax, &wmax) ==
+		    DTC_OK) {
 			fputs("wall clock   ", f);
-			put_wall(f, &s->meta, w->tsmin);
+			put_wall(f, wmin);
 			fputs(" .. ", f);
-			put_wall(f, &s->meta, w->tsmax);
+			put_wall(f, wmax);
 			fputc('\n', f);
 		}
 	}

@@ -10,27 +10,27 @@
 #include <string.h>
 #include <time.h>
 
-#include "dtc_private.h"
+#include "dtconsume.h"
 #include "parts.h"
 
 static uint64_t
-u(const dtcp_node *map, const char *key)
+u(const dtc_node *map, const char *key)
 {
-	const dtcp_node *n = dtcp_map_get(map, key);
+	const dtc_node *n = dtc_node_get(map, key);
 
-	return n != NULL && n->type == DTCP_N_UINT ? n->u : 0;
+	return n != NULL && n->type == DTC_NODE_UINT ? n->u : 0;
 }
 
 void
 part_note(partstat *p, const char *kind, long long index,
-    const dtcp_node *map)
+    const dtc_node *map)
 {
-	const dtcp_node *n, *e;
+	const dtc_node *n, *e;
 	uint32_t i;
 
 	if (strcmp(kind, "clock") == 0 && index == 1 &&
-	    (n = dtcp_map_get(map, "series")) != NULL &&
-	    n->type == DTCP_N_TEXT && n->len < sizeof(p->series)) {
+	    (n = dtc_node_get(map, "series")) != NULL &&
+	    n->type == DTC_NODE_TEXT && n->len < sizeof(p->series)) {
 		p->is_part = 1;
 		memcpy(p->series, n->ptr, n->len);
 		p->series[n->len] = '\0';
@@ -47,13 +47,13 @@ part_note(partstat *p, const char *kind, long long index,
 		p->let_go_records = u(map, "let_go_records");
 		p->let_go_bytes = u(map, "let_go_bytes");
 		p->ncpu = 0;
-		if ((n = dtcp_map_get(map, "drops")) != NULL &&
-		    n->type == DTCP_N_ARRAY)
-			for (i = 0, e = dtcp_first_child(n); i < n->count;
-			    i++, e = dtcp_next_sibling(e))
+		if ((n = dtc_node_get(map, "drops")) != NULL &&
+		    n->type == DTC_NODE_ARRAY)
+			for (i = 0, e = dtc_node_child(n); i < n->count;
+			    i++, e = dtc_node_next(e))
 				if (i < PART_CPUS)
 					p->drops[p->ncpu++] =
-					    e->type == DTCP_N_UINT ? e->u : 0;
+					    e->type == DTC_NODE_UINT ? e->u : 0;
 	}
 }
 

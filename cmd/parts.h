@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "dtconsume.h"
+
 /*
  * The name of part index of a series named base: base without a
  * trailing ".dtsnap", a dot, the index in at least six digits, then
@@ -36,9 +38,8 @@ typedef struct partstat {
 	uint32_t ncpu;                  /* drops[] holds the first PART_CPUS */
 	uint64_t drops[PART_CPUS];
 } partstat;
-struct dtcp_node;
 void part_note(partstat *p, const char *kind, long long index,
-    const struct dtcp_node *map);
+    const dtc_node *map);
 void part_print(FILE *f, const partstat *p);
 
 /* dtsnap split (split.c) */

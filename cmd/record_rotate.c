@@ -25,7 +25,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "dtc_private.h"
+#include "dtconsume.h"
 #include "parts.h"
 #include "record.h"
 
@@ -240,7 +240,7 @@ rec_rotate_start(rec_rotate *r, FILE *out, const dtc_writer_header *h,
 		return NULL;
 	/* one part and no more: nothing to keep for a next one */
 	if (r->base == NULL && r->ring == 0)
-		dtcp_writer_set_keep(w, NULL, r->v2);
+		(void)dtc_series_keep_nothing(r->s, err);
 	return w;
 }
 
@@ -311,8 +311,8 @@ static int
 ring_write(rec_rotate *r, int more, int exit_status, dtc_error *err)
 {
 	dtc_series_writer *sw = NULL;
-	dtcp_container *c = NULL;
-	dtcp_item it;
+	dtc_container *c = NULL;
+	dtc_item it;
 	dtc_part_end e;
 	uint64_t hr = 0, wall = 0, rep = 0;
 	size_t j;
@@ -330,26 +330,26 @@ ring_write(rec_rotate *r, int more, int exit_status, dtc_error *err)
 	for (j = 0; j < r->nrp; j++) {
 		struct ringpart *p = r->rp[j];
 
-		if ((c = dtcp_container_open_memory(p->buf, p->len, "<ring>",
+		if ((c = dtc_container_open_memory(p->buf, p->len, "<ring>",
 		    err)) == NULL)
 			goto out;
-		while ((st = dtcp_container_next(c, &it, err)) != DTC_EOF) {
+		while ((st = dtc_container_next(c, &it, err)) != DTC_EOF) {
 			if (st != DTC_OK)
 				goto out;
 			if (it.index == 0) {
-				if (j == 0 && (sw = dtcp_series_writer_raw(
+				if (j == 0 && (sw = dtc_series_writer_new_raw(
 				    p->buf + it.offset, it.size, r->v2,
 				    r->level, id, err)) == NULL)
 					goto out;
 				continue;
 			}
 			if (it.index == 1) {
-				(void)dtcp_get_u64(c, &it, &it.nodes[0],
+				(void)dtc_item_get_uint(c, &it, &it.nodes[0],
 				    "hrtime", 0, &hr, NULL);
-				(void)dtcp_get_u64(c, &it, &it.nodes[0],
+				(void)dtc_item_get_uint(c, &it, &it.nodes[0],
 				    "walltime", 0, &wall, NULL);
 				rep = 0;
-				(void)dtcp_get_u64(c, &it, &it.nodes[0],
+				(void)dtc_item_get_uint(c, &it, &it.nodes[0],
 				    "replayed", 0, &rep, NULL);
 				if (j == 0 && dtc_series_part(sw, r->out->fp, hr,
 				    wall, err) == NULL)
@@ -359,11 +359,11 @@ ring_write(rec_rotate *r, int more, int exit_status, dtc_error *err)
 			if ((j > 0 && (uint64_t)it.index <= 1 + rep) ||
 			    strcmp(it.kind, "end") == 0)
 				continue;
-			if (dtcp_series_put_raw(sw, p->buf + it.offset, it.size,
+			if (dtc_series_put_item(sw, p->buf + it.offset, it.size,
 			    err) != DTC_OK)
 				goto out;
 		}
-		dtcp_container_close(c);
+		dtc_container_close(c);
 		c = NULL;
 	}
 	if (sw == NULL)
@@ -382,7 +382,7 @@ ring_write(rec_rotate *r, int more, int exit_status, dtc_error *err)
 	    cli_out_commit(r->pc, r->out) == 0)
 		rc = 0;
 out:
-	dtcp_container_close(c);
+	dtc_container_close(c);
 	dtc_series_writer_free(sw);
 	if (rc != 0 && err->text[0] == '\0')
 		snprintf(err->text, sizeof(err->text), "--ring: the window "

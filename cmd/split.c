@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "dtc_private.h"
+#include "dtconsume.h"
 #include "parts.h"
 
 static const char split_usage[] =
@@ -134,24 +134,24 @@ close_part(struct split *sp, int more, int exit_status)
 }
 
 static uint64_t
-u64(const dtcp_container *cont, const dtcp_item *it, const char *key)
+u64(const dtc_container *cont, const dtc_item *it, const char *key)
 {
 	uint64_t v = 0;
 
-	(void)dtcp_get_u64(cont, it, &it->nodes[0], key, 0, &v, NULL);
+	(void)dtc_item_get_uint(cont, it, &it->nodes[0], key, 0, &v, NULL);
 	return v;
 }
 
 /* What the end item says of the part: times and drops so far. */
 static void
-note_item(struct split *sp, const dtcp_container *cont, const dtcp_item *it)
+note_item(struct split *sp, const dtc_container *cont, const dtc_item *it)
 {
 	uint64_t cpu, t = 0;
 
 	if (strcmp(it->kind, "clock") == 0) {
 		sp->hr = u64(cont, it, "hrtime");
 		sp->wall = u64(cont, it, "walltime");
-		if (dtcp_map_get(&it->nodes[0], "pass") != NULL)
+		if (dtc_node_get(&it->nodes[0], "pass") != NULL)
 			t = sp->hr;
 	} else if (strcmp(it->kind, "buf") == 0) {
 		t = u64(cont, it, "timestamp");
@@ -168,7 +168,7 @@ note_item(struct split *sp, const dtcp_container *cont, const dtcp_item *it)
 
 /* Stream items carry the pass they belong to. */
 static int
-pass_of(const dtcp_container *cont, const dtcp_item *it, uint64_t *pass)
+pass_of(const dtc_container *cont, const dtc_item *it, uint64_t *pass)
 {
 	static const char *const kinds[] = { "recs", "aggsnap", "buf",
 	    "aggbuf", "status", "clock", "drop", "fault", "interrupt" };
@@ -176,7 +176,7 @@ pass_of(const dtcp_container *cont, const dtcp_item *it, uint64_t *pass)
 
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		if (strcmp(it->kind, kinds[i]) == 0)
-			return dtcp_get_u64(cont, it, &it->nodes[0], "pass", 0,
+			return dtc_item_get_uint(cont, it, &it->nodes[0], "pass", 0,
 			    pass, NULL) == DTC_OK;
 	return 0;
 }
@@ -228,8 +228,8 @@ cmd_split(cli *c, int argc, char **argv)
 	};
 	struct split sp;
 	dtc_error err = DTC_ERROR_INIT;
-	dtcp_container *cont;
-	dtcp_item it;
+	dtc_container *cont;
+	dtc_item it;
 	const char *flavor;
 	size_t flen, len;
 	uint8_t *buf;
@@ -281,21 +281,21 @@ cmd_split(cli *c, int argc, char **argv)
 		    "--no-zstd it first", sp.in);
 		return CLI_EXIT_WARN;
 	}
-	if ((cont = dtcp_container_open_memory(buf, len, sp.in, &err)) ==
-	    NULL || dtcp_container_next(cont, &it, &err) != DTC_OK) {
+	if ((cont = dtc_container_open_memory(buf, len, sp.in, &err)) ==
+	    NULL || dtc_container_next(cont, &it, &err) != DTC_OK) {
 		cli_report(c, &err);
-		dtcp_container_close(cont);
+		dtc_container_close(cont);
 		free(buf);
 		return CLI_EXIT_WARN;
 	}
 	series_name(id, sizeof(id));
 	flavor = NULL;
-	(void)dtcp_get_text(cont, &it, &it.nodes[0], "flavor", 0, &flavor,
+	(void)dtc_item_get_text(cont, &it, &it.nodes[0], "flavor", 0, &flavor,
 	    &flen, NULL);
 	sp.ncpu = (uint32_t)u64(cont, &it, "ncpu");
 	if (sp.ncpu > 65536)
 		sp.ncpu = 65536;
-	sp.s = dtcp_series_writer_raw(buf + it.offset, it.size,
+	sp.s = dtc_series_writer_new_raw(buf + it.offset, it.size,
 	    flavor != NULL && flen == 9 && memcmp(flavor, "dtrace-v2", 9) == 0,
 	    level, id, &err);
 	if (sp.s == NULL || (sp.drops = calloc(sp.ncpu + 1,
@@ -305,14 +305,14 @@ cmd_split(cli *c, int argc, char **argv)
 		else
 			cli_warn(c, "out of memory");
 		dtc_series_writer_free(sp.s);
-		dtcp_container_close(cont);
+		dtc_container_close(cont);
 		free(buf);
 		return CLI_EXIT_WARN;
 	}
 	rc = 0;
 	while (rc == 0) {
 		dtc_error_clear(&err);
-		ch = dtcp_container_next(cont, &it, &err);
+		ch = dtc_container_next(cont, &it, &err);
 		if (ch == DTC_EOF)
 			break;
 		if (ch != DTC_OK) {
@@ -324,11 +324,11 @@ cmd_split(cli *c, int argc, char **argv)
 		}
 		/* a part's own clock item and end: the split writes its own */
 		if (strcmp(it.kind, "clock") == 0 && it.index == 1 &&
-		    dtcp_map_get(&it.nodes[0], "series") != NULL)
+		    dtc_node_get(&it.nodes[0], "series") != NULL)
 			continue;
 		if (strcmp(it.kind, "end") == 0) {
 			v = 0;
-			(void)dtcp_get_u64(cont, &it, &it.nodes[0],
+			(void)dtc_item_get_uint(cont, &it, &it.nodes[0],
 			    "exit_status", 0, &v, NULL);
 			exit_status = (int)v;
 			saw_end = 1;
@@ -349,7 +349,7 @@ cmd_split(cli *c, int argc, char **argv)
 				sp.passes = 1;
 		}
 		note_item(&sp, cont, &it);
-		if (rc == 0 && dtcp_series_put_raw(sp.s, buf + it.offset,
+		if (rc == 0 && dtc_series_put_item(sp.s, buf + it.offset,
 		    it.size, &err) != DTC_OK) {
 			set_source(&err, sp.name);
 			cli_report(c, &err);
@@ -367,7 +367,7 @@ cmd_split(cli *c, int argc, char **argv)
 		(void)cli_out_close(c, &sp.o, 1, 0, 0);
 	}
 	dtc_series_writer_free(sp.s);
-	dtcp_container_close(cont);
+	dtc_container_close(cont);
 	free(sp.drops);
 	free(buf);
 	return rc != 0 || bad ? CLI_EXIT_WARN : CLI_EXIT_OK;

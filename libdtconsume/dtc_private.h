@@ -2,9 +2,8 @@
  * dtc_private.h - every internal header of the library at once (base.h,
  * decoders.h, agg.h, reader.h), for its unit tests and fuzz targets, which
  * reach into several layers.  No file of the library includes it (each
- * includes its own layer's header).  cmd/dtsnap.c, info_part.c,
- * record_rotate.c and split.c still include it, to read the container's
- * items (issue 25, item 3; cmd/tests/layers.sh lists them as pending).
+ * includes its own layer's header), and no program or binding does
+ * (cmd/tests/layers.sh checks it): they have dtconsume.h.
  */
 #ifndef DTC_PRIVATE_H
 #define DTC_PRIVATE_H

@@ -3,14 +3,14 @@
  *
  * The one public header of libdtconsume.  Outline of a consumer:
  *
- *   1. dtc_open_file() / dtc_open_fd() / dtc_open_memory()  -> dtc_reader *
- *   2. dtc_set_option(r, "quiet", "1") ...           (optional, before step 3)
- *   3. loop: dtc_next(r, &ev, &err) until DTC_EOF or DTC_FATAL
- *        (or dtc_consume(r, &handler, arg, &err) with callbacks)
- *   4. dtc_close(r)
+ *   1. dtc_reader_open_file() / _open_fd() / _open_memory()  -> dtc_reader *
+ *   2. dtc_reader_set_option(r, "quiet", "1") ...  (optional, before 3)
+ *   3. loop: dtc_reader_next(r, &ev, &err) until DTC_EOF or DTC_FATAL
+ *        (or dtc_reader_consume(r, &handler, arg, &err) with callbacks)
+ *   4. dtc_reader_close(r)
  *
  * Everything an event points to is borrowed from the reader and stays valid
- * until the next dtc_next() call (or the return of the callback).
+ * until the next dtc_reader_next() call (or the return of the callback).
  *
  * The library does no output and never exits; it returns errors in a
  * caller-owned dtc_error.  Layers, one way only:
@@ -73,9 +73,10 @@ enum dtc_errcode {
 
 /*
  * The caller owns this struct (usually on its stack).  Every function takes
- * NULL for it.  Within a call the first error wins.  dtc_open_*, dtc_next,
- * dtc_consume, dtc_set_option, dtc_select, dtc_writer_new and
- * dtc_aggmerge_new/add clear it first, so what it holds after one of them
+ * NULL for it.  Within a call the first error wins.  dtc_reader_open_*,
+ * dtc_reader_next, dtc_reader_consume, dtc_reader_set_option,
+ * dtc_reader_select, dtc_writer_new and dtc_aggmerge_new/add clear it
+ * first, so what it holds after one of them
  * is that call's; the writer's other calls keep the first error of a
  * sequence.  Fields that do not apply are -1.
  */
@@ -104,7 +105,7 @@ void dtc_error_clear(dtc_error *err);
 void dtc_error_set(dtc_error *err, int code, const char *source,
     long long item, long long offset, int cpu, const char *fmt, ...)
     __attribute__((format(printf, 7, 8)));
-const char *dtc_strerror(int code);
+const char *dtc_error_string(int code);
 /* "file: item 12, cpu 3, offset 6700: record overruns buffer" into buf
  * (cut to len - 1 bytes, always terminated); returns the length written */
 size_t dtc_error_format(const dtc_error *err, char *buf, size_t len);
@@ -237,7 +238,8 @@ enum dtc_vkind {
 	DTC_V_PRINTM = 14,  /* FreeBSD printm(): bytes */
 	DTC_V_OTHER = 15,   /* a record the decoder shows as raw bytes (e.g. printt) */
 	DTC_V_TYPED = 16    /* print(): bytes with a C type from the capture's
-	                     * CTF; see dtc_typed_render() and dtc_typed_walk() */
+	                     * CTF; see dtc_reader_typed_render() and
+	                     * dtc_reader_typed_walk() */
 };
 
 typedef struct dtc_aggprint dtc_aggprint;
@@ -334,7 +336,8 @@ int dtc_bytes_string(const void *p, size_t n, size_t *len);
  * legacy as dtc_value_string; dtrace-v2 (dtrace-utils) a string up to its
  * first NUL when the record is by reference and 1-aligned, bytes else.
  */
-int dtc_record_string(const dtc_reader *r, const dtc_value *v, size_t *len);
+int dtc_reader_record_string(const dtc_reader *r, const dtc_value *v,
+    size_t *len);
 
 /*
  * A TYPED value as dtrace(1) prints print() in the capture's flavor
@@ -342,12 +345,12 @@ int dtc_record_string(const dtc_reader *r, const dtc_value *v, size_t *len);
  * Both return DTC_OK, or DTC_FAILED with err set when the type cannot be
  * shown (err says why; the caller then shows the raw bytes).  The text
  * is a message under the maxmsgsize cap, as printf's is: over it, out
- * gets its first maxmsgsize bytes and dtc_typed_render returns DTC_WARN
- * (DTC_E_LIMIT, "print() message cut at N bytes (maxmsgsize)").
+ * gets its first maxmsgsize bytes and dtc_reader_typed_render returns
+ * DTC_WARN (DTC_E_LIMIT, "print() message cut at N bytes (maxmsgsize)").
  */
-int dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
-    dtc_error *err);
-int dtc_typed_walk(const dtc_reader *r, const dtc_value *v,
+int dtc_reader_typed_render(const dtc_reader *r, const dtc_value *v,
+    dtc_buf *out, dtc_error *err);
+int dtc_reader_typed_walk(const dtc_reader *r, const dtc_value *v,
     int (*fn)(const dtc_tnode *n, void *arg), void *arg, dtc_error *err);
 
 /* ------------------------------------------------------------------ */
@@ -407,7 +410,8 @@ typedef struct dtc_bucket {
 uint32_t dtc_aggval_nbuckets(const dtc_aggval *v);
 int dtc_aggval_bucket(const dtc_aggval *v, uint32_t i, dtc_bucket *b);
 /* The histogram block exactly as printa prints it (leading "\n" included). */
-int dtc_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out);
+int dtc_reader_hist_render(const dtc_reader *r, const dtc_aggval *v,
+    dtc_buf *out);
 
 /* ------------------------------------------------------------------ */
 /* Events                                                              */
@@ -437,7 +441,7 @@ enum dtc_noticekind {
 	DTC_NOTICE_SYSTEM = 1,   /* system(): command NOT executed */
 	DTC_NOTICE_FREOPEN = 2,  /* freopen(): file NOT opened */
 	DTC_NOTICE_FTRUNCATE = 3,
-	DTC_NOTICE_WARNING = 4,  /* a decode problem; see err of dtc_next */
+	DTC_NOTICE_WARNING = 4,  /* a decode problem; see err of dtc_reader_next */
 	DTC_NOTICE_LIBERR = 5,   /* library-level fault text (setopt) */
 	DTC_NOTICE_INTERRUPT = 6 /* the run was interrupted (SIGINT, SIGTERM):
 	                          * dtrace(1) printed a newline here */
@@ -506,51 +510,57 @@ typedef struct dtc_event {
 #define DTC_OPEN_TEMPORAL  0x1  /* merge records across CPUs by timestamp */
 #define DTC_OPEN_NOAGGEXIT 0x2  /* do not print aggregations at the end */
 
-dtc_reader *dtc_open_file(const char *path, unsigned flags, dtc_error *err);
-dtc_reader *dtc_open_fd(int fd, const char *name, unsigned flags, dtc_error *err);
-/* buf must stay valid until dtc_close(); it is used in place. */
-dtc_reader *dtc_open_memory(const void *buf, size_t len, const char *name,
-    unsigned flags, dtc_error *err);
-void dtc_close(dtc_reader *r);
+dtc_reader *dtc_reader_open_file(const char *path, unsigned flags,
+    dtc_error *err);
+dtc_reader *dtc_reader_open_fd(int fd, const char *name, unsigned flags,
+    dtc_error *err);
+/* buf must stay valid until dtc_reader_close(); it is used in place. */
+dtc_reader *dtc_reader_open_memory(const void *buf, size_t len,
+    const char *name, unsigned flags, dtc_error *err);
+void dtc_reader_close(dtc_reader *r);
 
 /*
  * Override an option recorded in the capture (names as dtrace -x): quiet,
  * flowindent, temporal, aggsortkey, aggsortrev, aggsortpos,
  * aggsortkeypos, stackindent, rawbytes, aggpack, agghist, aggzoom, droptags,
- * encoding ...  value NULL means "set" (as -x name).  Call before dtc_next.
+ * encoding ...  value NULL means "set" (as -x name).  Call before
+ * dtc_reader_next.
  * One option is this library's own, not dtrace's: maxmsgsize, the cap on
  * one rendered message (DTC_MAXMSGSIZE_DEFAULT; dtrace sizes such as
  * "16m"; 0: no cap).  Only a caller sets it: a capture that names it
  * (options item, setopt()) gets dtrace's "Invalid option name".
  */
-int dtc_set_option(dtc_reader *r, const char *name, const char *value,
+int dtc_reader_set_option(dtc_reader *r, const char *name, const char *value,
     dtc_error *err);
 /* Current value of an integer option; DTC_OPT_UNSET (-2) when not set.
- * A flag that is on reads 0 here, as in libdtrace: ask dtc_option_isset. */
+ * A flag that is on reads 0 here, as in libdtrace: ask
+ * dtc_reader_option_isset. */
 #define DTC_OPT_UNSET (-2)
-int64_t dtc_get_option(const dtc_reader *r, const char *name);
+int64_t dtc_reader_get_option(const dtc_reader *r, const char *name);
 /* 1 when the option is set now (quiet, flowindent, ... or a value given),
  * 0 when it is not, -1 when name is not an option. */
-int dtc_option_isset(const dtc_reader *r, const char *name);
+int dtc_reader_option_isset(const dtc_reader *r, const char *name);
 /* Current value of a string option, or NULL. */
-const char *dtc_get_option_string(const dtc_reader *r, const char *name);
+const char *dtc_reader_get_option_string(const dtc_reader *r, const char *name);
 
 /* Pull the next event. Returns DTC_OK, DTC_WARN (err says what was
  * skipped; *ev may be NULL), DTC_EOF or DTC_FATAL. */
-int dtc_next(dtc_reader *r, const dtc_event **ev, dtc_error *err);
+int dtc_reader_next(dtc_reader *r, const dtc_event **ev, dtc_error *err);
 
 /* Push: callbacks. A non-zero return from a callback stops the loop and is
  * returned. warn, when set, gets every DTC_WARN error and decides whether
  * to go on (return 0); it gets a DTC_FATAL error too, after which
- * dtc_consume returns DTC_FATAL whatever warn returned.  A NULL callback skips its events.
+ * dtc_reader_consume returns DTC_FATAL whatever warn returned.  A NULL
+ * callback skips its events.
  *
- * Callbacks to come are added at the end of dtc_handler.  dtc_consume is a
- * macro that passes the size of the dtc_handler the caller was compiled
- * with (zlib's inflateInit does the same with z_stream), so a program
- * built against this header keeps working with a later library: the
- * callbacks it does not know of are NULL.  The function dtc_consume
- * (called through the macro's parentheses, or by programs built before
- * the macro) takes the first layout: the ten callbacks below. */
+ * Callbacks to come are added at the end of dtc_handler.
+ * dtc_reader_consume is a macro that passes the size of the dtc_handler
+ * the caller was compiled with (zlib's inflateInit does the same with
+ * z_stream), so a program built against this header keeps working with
+ * a later library: the callbacks it does not know of are NULL.  The
+ * function dtc_reader_consume (called through the macro's parentheses,
+ * or by programs built before the macro: as dtc_consume) takes the
+ * first layout: the ten callbacks below. */
 typedef struct dtc_handler {
 	int (*begin)(const dtc_event *ev, void *arg);
 	int (*probe)(const dtc_event *ev, void *arg);
@@ -565,12 +575,12 @@ typedef struct dtc_handler {
 } dtc_handler;
 /* When a callback stops it, err says where (code DTC_E_NONE: the record
  * of the event, or the last item read) in place of the first warning. */
-int dtc_consume_sized(dtc_reader *r, const dtc_handler *h, size_t hsize,
+int dtc_reader_consume_sized(dtc_reader *r, const dtc_handler *h, size_t hsize,
     void *arg, dtc_error *err);
-int (dtc_consume)(dtc_reader *r, const dtc_handler *h, void *arg,
+int (dtc_reader_consume)(dtc_reader *r, const dtc_handler *h, void *arg,
     dtc_error *err);
-#define dtc_consume(r, h, arg, err) \
-	dtc_consume_sized((r), (h), sizeof(*(h)), (arg), (err))
+#define dtc_reader_consume(r, h, arg, err) \
+	dtc_reader_consume_sized((r), (h), sizeof(*(h)), (arg), (err))
 
 const dtc_header *dtc_reader_header(const dtc_reader *r);
 
@@ -588,9 +598,9 @@ const dtc_header *dtc_reader_header(const dtc_reader *r);
  * the number of firings left out.  Before the first event; DTC_FAILED
  * with err for a bad value; a capture that cannot honour a time (no
  * clock item, a dtrace-v2 capture) makes the reader DTC_FATAL with
- * DTC_E_BADOPTION and item -1.  dtc_set_option "cpu" selects that CPU.
+ * DTC_E_BADOPTION and item -1.  dtc_reader_set_option "cpu" selects that CPU.
  */
-int dtc_select(dtc_reader *r, const char *what, const char *value,
+int dtc_reader_select(dtc_reader *r, const char *what, const char *value,
     dtc_error *err);
 /* Bytes of the capture read so far (for a progress display). */
 uint64_t dtc_reader_position(const dtc_reader *r);
@@ -622,7 +632,7 @@ const char *dtc_reader_source(const dtc_reader *r);
 /* ------------------------------------------------------------------ */
 
 /*
- * A batch reader walks the principal buffers as dtc_next does, in the
+ * A batch reader walks the principal buffers as dtc_reader_next does, in the
  * same order, but appends each record set to the table of its enabled
  * probe (a DTrace v2 probe and statement) instead of making events: a
  * row (index, timestamp, CPU, pass) and, for statements of plain data
@@ -630,7 +640,7 @@ const char *dtc_reader_source(const dtc_reader *r);
  * clear() or setopt() show no value and are passed over), one value per
  * column.  Statements with other records (printa, stacks, print() ...)
  * and the ERROR enabling give rows without columns: take those record
- * sets from dtc_next, by index.  Aggregations, drops and notices are not
+ * sets from dtc_reader_next, by index.  Aggregations, drops and notices are not
  * in batches.
  */
 typedef struct dtc_batch dtc_batch;
@@ -671,9 +681,9 @@ typedef struct dtc_table {
 	int data;                   /* 1: data columns; 0: rows only */
 	size_t nrows;
 	/* index: the record set's place among all record sets of the
-	 * capture (0 first), counted as dtc_next counts its PROBE events and
+	 * capture (0 first), counted as dtc_reader_next counts its PROBE events and
 	 * the ERROR events of ERROR-enabling records: sorting the rows of
-	 * every table by index gives dtc_next's order */
+	 * every table by index gives dtc_reader_next's order */
 	const uint64_t *index;
 	const uint64_t *timestamp;  /* 0 in DTrace v2 (records carry none) */
 	const int32_t *cpu;
@@ -698,7 +708,7 @@ dtc_batch *dtc_batch_open_memory(const void *buf, size_t len,
  */
 int dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err);
 /*
- * dtc_select's record selection for a batch reader: the record sets left
+ * dtc_reader_select's record selection for a batch reader: the record sets left
  * out get no row (and no index: indexes count the record sets delivered,
  * as the events of a reader with the same selection do).  Before the
  * first dtc_batch_next; DTC_OK or DTC_FAILED with err.  A capture that
@@ -734,32 +744,33 @@ typedef struct dtc_symbol {
 	uint64_t start, size;
 } dtc_symbol;
 /* 1 when addr falls in a known symbol (or module: name NULL), 0 otherwise */
-int dtc_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym);
-int dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
+int dtc_reader_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym);
+int dtc_reader_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
     dtc_symbol *sym);
 /* 1 when the capture describes process pid (a proc item): offline, the
  * equivalent of libdtrace having grabbed the process. */
-int dtc_proc_known(const dtc_reader *r, uint64_t pid);
+int dtc_reader_proc_known(const dtc_reader *r, uint64_t pid);
 
 /* Text as dtrace(1) would print it for an address (no padding):
  * kernel  "mod`sym+0x1f" / "mod`sym" / "mod`0xaddr" / "0xaddr".
  * The names come from the capture: at most maxmsgsize + 1 bytes of one
- * text are appended (dtc_text_cut then cuts it at the cap and says so). */
-void dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
+ * text are appended (dtc_reader_text_cut then cuts it at the cap and
+ * says so). */
+void dtc_reader_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
     dtc_buf *out);   /* exact_only: sym() style, no offset */
-void dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+void dtc_reader_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
     int exact_only, dtc_buf *out);
-void dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out);
-void dtc_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+void dtc_reader_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out);
+void dtc_reader_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
     dtc_buf *out);
 /* One stack frame as dt_print_stack prints it (pc > start adds +0x). */
-void dtc_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out);
+void dtc_reader_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out);
 
 /* Render a printf-family value (PRINTF kind) exactly as libdtrace would. */
-int dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
-    dtc_error *err);
+int dtc_reader_printf_render(const dtc_reader *r, const dtc_value *v,
+    dtc_buf *out, dtc_error *err);
 /* Render one printa row through its format. */
-int dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
+int dtc_reader_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
     const dtc_aggrow *row, dtc_buf *out, dtc_error *err);
 /*
  * The cap below on a text appended to out from start (a symbol's, or a
@@ -768,11 +779,11 @@ int dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
  * message cut at N bytes (maxmsgsize)", located at the record being
  * decoded); else DTC_OK.
  */
-int dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
+int dtc_reader_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
     const char *what, dtc_error *err);
 /*
  * The cap on one message these render (the "maxmsgsize" option, which is
- * this library's, not dtrace's: set it with dtc_set_option, 0 for no
+ * this library's, not dtrace's: set it with dtc_reader_set_option, 0 for no
  * cap).  A width or precision of the capture's own (printf("%1000000d"))
  * would otherwise make a few bytes of capture into gigabytes of output
  * and memory.  A message over the cap is cut there: out gets exactly its
@@ -845,7 +856,7 @@ int dtc_writer_add_pass_clock(dtc_writer *w, int64_t pass, uint64_t hrtime,
     uint64_t walltime, dtc_error *err);
 /* Kernel symbols: call begin, then add for each, then end. */
 int dtc_writer_ksyms_begin(dtc_writer *w, size_t nsyms, dtc_error *err);
-int dtc_writer_ksym(dtc_writer *w, uint64_t addr, uint64_t size,
+int dtc_writer_add_ksym(dtc_writer *w, uint64_t addr, uint64_t size,
     const char *module, const char *name, dtc_error *err);
 int dtc_writer_ksyms_end(dtc_writer *w, dtc_error *err);
 typedef struct dtc_writer_usym {
@@ -908,7 +919,7 @@ int dtc_writer_add_recs(dtc_writer *w, uint32_t pass, int cpu,
  * end.  A snapshot replaces the state the previous one left. */
 int dtc_writer_aggsnap_begin(dtc_writer *w, uint32_t pass, size_t nentries,
     dtc_error *err);
-int dtc_writer_aggsnap_entry(dtc_writer *w, uint32_t aggid, const void *key,
+int dtc_writer_add_aggsnap_entry(dtc_writer *w, uint32_t aggid, const void *key,
     size_t ksize, const void *data, size_t dsize, dtc_error *err);
 int dtc_writer_aggsnap_end(dtc_writer *w, dtc_error *err);
 
@@ -953,7 +964,7 @@ void dtc_writer_free(dtc_writer *w);
  * on its own.  A part starts with the header, a clock item naming the
  * series and the part (the clock pair at its start), and the metadata
  * and aggregation snapshot the parts before it wrote, repeated; it ends
- * with an end item saying what it holds.  dtc_series_part opens part 0,
+ * with an end item saying what it holds.  dtc_series_begin_part opens part 0,
  * 1, ... on out and returns its writer (the series' own: do not end or
  * free it); dtc_series_end_part closes it.  id: the series' name, the
  * same text in every part (at most 63 bytes).
@@ -971,7 +982,7 @@ typedef struct dtc_part_end {
 } dtc_part_end;
 dtc_series_writer *dtc_series_writer_new(const dtc_writer_header *h,
     int level, const char *id, dtc_error *err);
-dtc_writer *dtc_series_part(dtc_series_writer *s, FILE *out,
+dtc_writer *dtc_series_begin_part(dtc_series_writer *s, FILE *out,
     uint64_t hrtime, uint64_t walltime, dtc_error *err);
 int dtc_series_end_part(dtc_series_writer *s, const dtc_part_end *e,
     dtc_error *err);
@@ -989,8 +1000,158 @@ typedef struct dtc_part_info {
 	uint32_t replayed;       /* items after the clock item, repeated */
 } dtc_part_info;
 int dtc_part_probe(const char *path, dtc_part_info *pi, dtc_error *err);
-dtc_reader *dtc_open_series(const char *const *paths, size_t n,
+dtc_reader *dtc_reader_open_series(const char *const *paths, size_t n,
     unsigned flags, dtc_error *err);
+
+/* ------------------------------------------------------------------ */
+/* Items: a capture read and written item by item (dtc_container(3))   */
+/* ------------------------------------------------------------------ */
+
+/*
+ * The container (dtsnap(5)) as its items, for tools that look at a
+ * capture rather than decode it (dtsnap dump, convert, split).  An item
+ * is a CBOR map; its values are nodes in preorder, each with its type,
+ * its value and the byte offset of its head in the input.  What a
+ * dtc_item points to is the container's and stays valid until the next
+ * dtc_container_next (until dtc_container_close for memory input, whose
+ * item bytes are buf + offset).
+ */
+typedef struct dtc_container dtc_container;
+
+enum dtc_node_type {
+	DTC_NODE_UINT = 1,   /* u */
+	DTC_NODE_NEGINT,     /* the value is -1 - u */
+	DTC_NODE_BYTES,      /* ptr, len */
+	DTC_NODE_TEXT,       /* ptr, len (not NUL-terminated) */
+	DTC_NODE_ARRAY,      /* count elements follow */
+	DTC_NODE_MAP,        /* count pairs (2 * count nodes) follow */
+	DTC_NODE_BOOL,       /* u is 0 or 1 */
+	DTC_NODE_NULL,
+	DTC_NODE_UNDEF,
+	DTC_NODE_FLOAT,      /* f */
+	DTC_NODE_TAG,        /* u is the tag; one value follows */
+	DTC_NODE_SIMPLE,     /* u is an unassigned simple value */
+	DTC_NODE_SKIPPED     /* nested too deep: read past, len bytes */
+};
+
+typedef struct dtc_node {
+	uint8_t type;        /* enum dtc_node_type */
+	uint32_t count;      /* ARRAY: elements; MAP: pairs */
+	uint32_t span;       /* nodes in this subtree, itself included */
+	uint64_t u;
+	double f;
+	const uint8_t *ptr;
+	size_t len;
+	size_t offset;       /* byte offset of the node's head in the input */
+} dtc_node;
+
+typedef struct dtc_item {
+	long long index;     /* 0: the header */
+	size_t offset;       /* byte offset of the item in the input */
+	size_t size;         /* its bytes */
+	const dtc_node *nodes; /* nodes[0]: the item's map */
+	size_t nnodes;
+	const char *kind;    /* its "t", NUL-terminated */
+} dtc_item;
+
+dtc_container *dtc_container_open_file(const char *path, dtc_error *err);
+dtc_container *dtc_container_open_fd(int fd, const char *name,
+    dtc_error *err);
+dtc_container *dtc_container_open_memory(const void *buf, size_t len,
+    const char *name, dtc_error *err);
+int dtc_container_next(dtc_container *c, dtc_item *item, dtc_error *err);
+void dtc_container_close(dtc_container *c);
+
+/* Nodes: a map's value by key, an array's i-th element (NULL when not
+ * there), a map's or array's first child and a node's next sibling. */
+const dtc_node *dtc_node_get(const dtc_node *map, const char *key);
+const dtc_node *dtc_node_at(const dtc_node *array, uint32_t i);
+const dtc_node *dtc_node_child(const dtc_node *n);
+const dtc_node *dtc_node_next(const dtc_node *n);
+
+/* An item's value by key, typed: DTC_OK; DTC_EOF when missing and not
+ * required (*out untouched); DTC_FAILED with err naming the item, the
+ * key and the byte offset. */
+int dtc_item_get_uint(const dtc_container *c, const dtc_item *it,
+    const dtc_node *map, const char *key, int required, uint64_t *out,
+    dtc_error *err);
+int dtc_item_get_int(const dtc_container *c, const dtc_item *it,
+    const dtc_node *map, const char *key, int required, int64_t *out,
+    dtc_error *err);
+int dtc_item_get_text(const dtc_container *c, const dtc_item *it,
+    const dtc_node *map, const char *key, int required, const char **s,
+    size_t *len, dtc_error *err);
+int dtc_item_get_bytes(const dtc_container *c, const dtc_item *it,
+    const dtc_node *map, const char *key, int required, const uint8_t **p,
+    size_t *len, dtc_error *err);
+
+/* A capture's metadata tables, filled item by item (dtc_tables(3)):
+ * the probes, enabled probes, aggregations and formats described so far,
+ * as the reader decodes with them.  header: the capture's header item. */
+typedef struct dtc_tables dtc_tables;
+enum dtc_tables_kind {
+	DTC_TABLES_PROBE, DTC_TABLES_EPROBE, DTC_TABLES_AGG, DTC_TABLES_FORMAT
+};
+dtc_tables *dtc_tables_new(const dtc_item *header, dtc_error *err);
+int dtc_tables_add_item(dtc_tables *t, const dtc_container *c,
+    const dtc_item *it, dtc_error *err);
+const dtc_probedesc *dtc_tables_probe(const dtc_tables *t, uint32_t id);
+const dtc_eprobedesc *dtc_tables_eprobe(const dtc_tables *t, uint32_t epid);
+const dtc_aggdesc *dtc_tables_agg(const dtc_tables *t, uint32_t aggid);
+const dtc_format *dtc_tables_format(const dtc_tables *t, uint32_t id);
+int dtc_tables_ids(const dtc_tables *t, int kind, uint32_t **ids, size_t *n,
+    dtc_error *err);
+int dtc_tables_walltime(const dtc_tables *t, uint64_t hrtime,
+    uint64_t *wall);
+int dtc_tables_ctf_item(const dtc_tables *t, size_t i, const char **module,
+    size_t *bytes, const uint64_t **ids, size_t *npairs);
+const dtc_ctype *dtc_tables_ctf_type(dtc_tables *t, const char *module,
+    uint64_t id, const char **why);
+int dtc_tables_check_aggsnap(const dtc_tables *t, const dtc_container *c,
+    const dtc_item *it, dtc_error *err);
+void dtc_tables_free(dtc_tables *t);
+
+/* A principal buffer (buf item) or DTrace v2 recs item, record by
+ * record, as the reader walks it (dtc_walker(3)). */
+typedef struct dtc_walker dtc_walker;
+typedef struct dtc_walkrec {
+	size_t offset;       /* in the buffer as the consumer sees it */
+	size_t raw_offset;   /* in the captured bytes */
+	uint32_t epid;
+	uint64_t timestamp;
+	const dtc_eprobedesc *ep;
+	const uint8_t *data; /* the record, ep->size bytes */
+} dtc_walkrec;
+dtc_walker *dtc_walker_new(dtc_tables *t, const char *source,
+    dtc_error *err);
+int dtc_walker_start(dtc_walker *w, long long item, int cpu,
+    const uint8_t *data, size_t size, size_t offset, uint64_t oldest,
+    dtc_error *err);
+int dtc_walker_next(dtc_walker *w, dtc_walkrec *rec, dtc_error *err);
+size_t dtc_walker_size(const dtc_walker *w);
+void dtc_walker_free(dtc_walker *w);
+
+/* A zstd-compressed capture in memory, decompressed (dtsnap(5),
+ * COMPRESSION): a damaged frame is reported and left out. */
+typedef struct dtc_zstd dtc_zstd;
+int dtc_zstd_is_frame(const void *p, size_t n);
+dtc_zstd *dtc_zstd_open_memory(const void *buf, size_t len, dtc_error *err);
+int dtc_zstd_read(dtc_zstd *z, void *out, size_t want, size_t *got,
+    dtc_error *err);
+void dtc_zstd_close(dtc_zstd *z);
+
+/* Items written as they are (a capture's own bytes): a writer that
+ * writes no header item, a series whose header is the item hdr, and one
+ * encoded item through either (a series renumbers its seq). */
+dtc_writer *dtc_writer_new_raw(FILE *out, int level, dtc_error *err);
+int dtc_writer_put_item(dtc_writer *w, const void *p, size_t n,
+    dtc_error *err);
+dtc_series_writer *dtc_series_writer_new_raw(const void *hdr, size_t n,
+    int v2, int level, const char *id, dtc_error *err);
+int dtc_series_put_item(dtc_series_writer *s, const void *p, size_t n,
+    dtc_error *err);
+/* The part open is the last one: keep nothing for a next part. */
+int dtc_series_keep_nothing(dtc_series_writer *s, dtc_error *err);
 
 /* ------------------------------------------------------------------ */
 /* The capture: rendering and symbolization without a reader           */
@@ -1037,7 +1198,7 @@ int dtc_capture_printa_render(const dtc_capture *c, const dtc_aggprint *ap,
 int dtc_capture_text_cut(const dtc_capture *c, dtc_buf *out, size_t start,
     const char *what, dtc_error *err);
 /* The kernel symbols and process mappings of c written to w (as
- * dtc_writer_ksym and dtc_writer_add_proc would), so that a capture
+ * dtc_writer_add_ksym and dtc_writer_add_proc would), so that a capture
  * derived from another symbolizes as its source did. */
 int dtc_writer_copy_symbols(dtc_writer *w, const dtc_capture *c,
     dtc_error *err);
@@ -1264,6 +1425,47 @@ int dtc_dif_typestr(uint8_t kind, uint8_t ckind, uint8_t flags,
     uint32_t size, dtc_buf *out);
 /* The name of subroutine subr (illumos numbering), "unknown" else. */
 const char *dtc_dif_subrname(unsigned subr);
+
+/* ------------------------------------------------------------------ */
+/* The 0.x names (libdtconsume(3), NAMES): every call is                */
+/* dtc_<object>_<verb>; a call named otherwise before 0.3 keeps its old */
+/* name here, and the library still exports it, so that 0.x programs    */
+/* build and 0.x binaries run.  The COMPATIBILITY section of each page  */
+/* lists them.                                                          */
+/* ------------------------------------------------------------------ */
+
+#define dtc_open_file            dtc_reader_open_file
+#define dtc_open_fd              dtc_reader_open_fd
+#define dtc_open_memory          dtc_reader_open_memory
+#define dtc_open_series          dtc_reader_open_series
+#define dtc_close                dtc_reader_close
+#define dtc_next                 dtc_reader_next
+#define dtc_consume              dtc_reader_consume
+#define dtc_consume_sized        dtc_reader_consume_sized
+#define dtc_set_option           dtc_reader_set_option
+#define dtc_get_option           dtc_reader_get_option
+#define dtc_get_option_string    dtc_reader_get_option_string
+#define dtc_option_isset         dtc_reader_option_isset
+#define dtc_select               dtc_reader_select
+#define dtc_record_string        dtc_reader_record_string
+#define dtc_typed_render         dtc_reader_typed_render
+#define dtc_typed_walk           dtc_reader_typed_walk
+#define dtc_hist_render          dtc_reader_hist_render
+#define dtc_ksym_lookup          dtc_reader_ksym_lookup
+#define dtc_usym_lookup          dtc_reader_usym_lookup
+#define dtc_proc_known           dtc_reader_proc_known
+#define dtc_addr_text            dtc_reader_addr_text
+#define dtc_uaddr_text           dtc_reader_uaddr_text
+#define dtc_mod_text             dtc_reader_mod_text
+#define dtc_umod_text            dtc_reader_umod_text
+#define dtc_frame_text           dtc_reader_frame_text
+#define dtc_printf_render        dtc_reader_printf_render
+#define dtc_printa_render        dtc_reader_printa_render
+#define dtc_text_cut             dtc_reader_text_cut
+#define dtc_strerror             dtc_error_string
+#define dtc_series_part          dtc_series_begin_part
+#define dtc_writer_ksym          dtc_writer_add_ksym
+#define dtc_writer_aggsnap_entry dtc_writer_add_aggsnap_entry
 
 #ifdef __cplusplus
 }

@@ -4,6 +4,9 @@
 #  - exports: every exported symbol is dtc_*, and every function
 #    dtconsume.h declares is exported (nothing declared is missing, and
 #    nothing internal leaks);
+#  - 0.x names: every "#define dtc_old dtc_new" alias of the header is
+#    exported and listed in the COMPATIBILITY section of the page of its
+#    new name;
 #  - documentation: every function dtconsume.h declares is named (.Nm)
 #    in the NAME section of a man/*.3 page and has its prototype in that
 #    page's SYNOPSIS (.Ft and .Fn, or .Fo/.Fa/.Fc), exactly as the
@@ -21,6 +24,7 @@ mandir=${DTC_MANDIR:-$top_srcdir/man}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dtc-exports.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 status=0
+: >"$tmp/exported"
 
 # Spacing made canonical: one blank between words, none after '*' or
 # '(' nor before ')', and a function name written (dtc_x)( read as
@@ -184,6 +188,34 @@ grep '^dtc_' "$tmp/named" | sort -u >"$tmp/named.pages"
 	    awk -F '\t' '{ print $2 ": " $1 " in SYNOPSIS, not in NAME" }'
 } >"$tmp/out"
 [ -s "$tmp/out" ] && docfail "NAME and SYNOPSIS of a page disagree:"
+# ---------------------------------------------------------------- aliases
+# The 0.x names of renamed calls: "#define dtc_old dtc_new" in the
+# header's last block.  Each new name is a declared function; each old
+# one is exported (0.x binaries link it) and listed, with its new name,
+# in the COMPATIBILITY section of the page that names the new one.
+sed -n 's/^#define \(dtc_[a-z0-9_]*\)[[:space:]][[:space:]]*\(dtc_[a-z0-9_]*\)[[:space:]]*$/\1	\2/p' \
+    "$hdr" | sort -u >"$tmp/aliases"
+: >"$tmp/out"
+while IFS='	' read -r old new; do
+	grep -qx "$new" "$tmp/declared.names" ||
+		echo "$old: its new name $new is not a declared function"
+	if [ -s "$tmp/exported" ] && ! grep -qx "$old" "$tmp/exported"; then
+		echo "$old: not exported (0.x binaries would not link)"
+	fi
+	page=$(awk -F '\t' -v n="$new" '$1 == n { print $2; exit }' \
+	    "$tmp/named")
+	if [ -z "$page" ]; then
+		echo "$old: no page names $new"
+		continue
+	fi
+	awk -v o="$old" -v n="$new" '
+	    /^\.Sh / { sec = substr($0, 5) }
+	    sec == "COMPATIBILITY" && $0 ~ "^\\.It Fn " o " Ta Fn " n "$" { found = 1 }
+	    END { exit !found }' "$mandir/$page" ||
+		echo "$page: COMPATIBILITY does not list $old as $new"
+done <"$tmp/aliases" >>"$tmp/out"
+[ -s "$tmp/out" ] && docfail "0.x names (aliases):"
+echo "$(wc -l <"$tmp/aliases") 0.x names kept as aliases"
 echo "$(wc -l <"$tmp/declared.names") functions declared," \
     "$(comm -12 "$tmp/declared.names" "$tmp/named.names" | wc -l) named in" \
     "man/*.3, $(comm -12 "$tmp/declared.names" "$tmp/synopsis.names" |

@@ -75,12 +75,6 @@ int dtcp_zsource_damage(dtcp_zsource *z, char *msg, size_t len,
 const char *dtcp_zsource_ioerror(const dtcp_zsource *z);
 void dtcp_zsource_free(dtcp_zsource *z);
 
-/* writer.c for dtsnap convert: a writer without a header item (level 0:
- * not compressed) and one already encoded item through it. */
-dtc_writer *dtcp_writer_raw(FILE *out, int level, dtc_error *err);
-int dtcp_writer_put_item(dtc_writer *w, const void *p, size_t n,
-    dtc_error *err);
-
 /* series.c (captures in parts, dtsnap(5) SERIES): writer.c hands every
  * item it writes to the part's keep (begin with its kind, its bytes,
  * end), which keeps what the next part must repeat. */
@@ -91,12 +85,6 @@ void dtcp_wkeep_end(struct dtcp_wkeep *k);
 void dtcp_writer_set_keep(dtc_writer *w, struct dtcp_wkeep *keep, int v2);
 long long dtcp_writer_nitems(const dtc_writer *w);
 int dtcp_writer_flush_options(dtc_writer *w, dtc_error *err);
-/* The raw path of dtsnap split: a series writer whose header is the
- * item hdr (a capture's own), items put as they are, renumbered. */
-dtc_series_writer *dtcp_series_writer_raw(const void *hdr, size_t n,
-    int v2, int level, const char *id, dtc_error *err);
-int dtcp_series_put_raw(dtc_series_writer *s, const void *p, size_t n,
-    dtc_error *err);
 
 /* ------------------------------------------------------------------ */
 /* Byte order                                                          */
@@ -168,45 +156,30 @@ dtcp_host_big(void)
  * it or an earlier one, an item of another kind is not the format's. */
 #define DTCP_FORMAT_MINOR 3
 
+/* The container's nodes and items are the public ones (dtconsume.h,
+ * dtc_container(3)): the library and dtsnap read the same structs. */
 enum dtcp_ntype {
-	DTCP_N_UINT = 1,   /* u */
-	DTCP_N_NEGINT,     /* value is -1 - u */
-	DTCP_N_BYTES,      /* ptr, len (definite strings only; in place) */
-	DTCP_N_TEXT,       /* ptr, len (not NUL-terminated) */
-	DTCP_N_ARRAY,      /* count elements follow */
-	DTCP_N_MAP,        /* count pairs (2*count subtrees) follow */
-	DTCP_N_BOOL,       /* u = 0/1 */
-	DTCP_N_NULL,
-	DTCP_N_UNDEF,
-	DTCP_N_FLOAT,      /* f */
-	DTCP_N_TAG,        /* u = tag; one subtree follows */
-	DTCP_N_SIMPLE,     /* u = an unassigned simple value (0-19, 32-255) */
-	DTCP_N_SKIPPED     /* a value nested past DTCP_MAX_DEPTH, read past
-	                      whole: len bytes at offset, no children */
+	DTCP_N_UINT = DTC_NODE_UINT,
+	DTCP_N_NEGINT = DTC_NODE_NEGINT,
+	DTCP_N_BYTES = DTC_NODE_BYTES,
+	DTCP_N_TEXT = DTC_NODE_TEXT,
+	DTCP_N_ARRAY = DTC_NODE_ARRAY,
+	DTCP_N_MAP = DTC_NODE_MAP,
+	DTCP_N_BOOL = DTC_NODE_BOOL,
+	DTCP_N_NULL = DTC_NODE_NULL,
+	DTCP_N_UNDEF = DTC_NODE_UNDEF,
+	DTCP_N_FLOAT = DTC_NODE_FLOAT,
+	DTCP_N_TAG = DTC_NODE_TAG,
+	DTCP_N_SIMPLE = DTC_NODE_SIMPLE,
+	DTCP_N_SKIPPED = DTC_NODE_SKIPPED  /* nested past DTCP_MAX_DEPTH */
 };
 
 /* One CBOR data item header, in preorder. */
-typedef struct dtcp_node {
-	uint8_t type;       /* enum dtcp_ntype */
-	uint32_t count;     /* ARRAY: elements; MAP: pairs */
-	uint32_t span;      /* nodes in this subtree, itself included */
-	uint64_t u;
-	double f;
-	const uint8_t *ptr;
-	size_t len;
-	size_t offset;      /* byte offset of this node's header in the file */
-} dtcp_node;
+typedef dtc_node dtcp_node;
 
 /* One container item (a top-level CBOR map). Valid until the next
  * dtcp_container_next(), unless the container is stable (memory). */
-typedef struct dtcp_item {
-	long long index;     /* 0 = the header */
-	size_t offset;       /* byte offset of the item in the file */
-	size_t size;         /* bytes */
-	const dtcp_node *nodes; /* nodes[0] is the item's map */
-	size_t nnodes;
-	const char *kind;    /* the "t" value, NUL-terminated copy */
-} dtcp_item;
+typedef dtc_item dtcp_item;
 
 typedef struct dtcp_container dtcp_container;
 

@@ -396,7 +396,7 @@ put_numbered(dtc_series_writer *s, const uint8_t *p, size_t n,
 	if (!head(p, n, &at, &major, &pairs) || major != 5 ||
 	    pairs >= UINT32_MAX || !text_at(p, n, &at, &t, &len) ||
 	    !text_eq(t, len, "t") || !text_at(p, n, &at, &kind, &klen))
-		return dtcp_writer_put_item(s->w, p, n, err);
+		return dtc_writer_put_item(s->w, p, n, err);
 	s->slen = 0;
 	if (!s_reserve(s, n + 32) || !s_head(s, true, pairs + 1))
 		return nomem(err);
@@ -406,7 +406,7 @@ put_numbered(dtc_series_writer *s, const uint8_t *p, size_t n,
 	s_key_uint(s, "seq", (uint64_t)dtcp_writer_nitems(s->w));
 	memcpy(s->scratch + s->slen, kind + klen, n - at);
 	s->slen += n - at;
-	return dtcp_writer_put_item(s->w, s->scratch, s->slen, err);
+	return dtc_writer_put_item(s->w, s->scratch, s->slen, err);
 }
 
 /* An item with the number the part gives it next. */
@@ -427,7 +427,7 @@ put_renumbered(dtc_series_writer *s, const uint8_t *p, size_t n,
 	s_uint(s, (uint64_t)dtcp_writer_nitems(s->w));
 	memcpy(s->scratch + s->slen, p + seqend, n - seqend);
 	s->slen += n - seqend;
-	return dtcp_writer_put_item(s->w, s->scratch, s->slen, err);
+	return dtc_writer_put_item(s->w, s->scratch, s->slen, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -503,10 +503,15 @@ dtc_series_writer_new(const dtc_writer_header *h, int level, const char *id,
 }
 
 dtc_series_writer *
-dtcp_series_writer_raw(const void *hdr, size_t n, int v2, int level,
+dtc_series_writer_new_raw(const void *hdr, size_t n, int v2, int level,
     const char *id, dtc_error *err)
 {
 	dtc_error_clear(err);
+	if (hdr == NULL || n == 0) {
+		dtcp_error_set(err, DTC_E_BADVALUE, NULL, -1, -1, -1,
+		    "dtc_series_writer_new_raw: no header item");
+		return NULL;
+	}
 	return series_new(hdr, n, v2, level, id, err);
 }
 
@@ -528,7 +533,7 @@ dtc_series_part(dtc_series_writer *s, FILE *out, uint64_t hrtime,
 		nomem(err);
 		return NULL;
 	}
-	if ((s->w = dtcp_writer_raw(out, s->level, err)) == NULL)
+	if ((s->w = dtc_writer_new_raw(out, s->level, err)) == NULL)
 		return NULL;
 	dtcp_writer_set_keep(s->w, NULL, s->v2);
 	s->index++;
@@ -543,7 +548,7 @@ dtc_series_part(dtc_series_writer *s, FILE *out, uint64_t hrtime,
 		    !s_key_uint(s, "replayed", nrep))
 			rc = nomem(err);
 		else
-			rc = dtcp_writer_put_item(s->w, s->scratch, s->slen,
+			rc = dtc_writer_put_item(s->w, s->scratch, s->slen,
 			    err);
 	}
 	for (i = 0; rc == DTC_OK && i < s->keep.n; i++)
@@ -560,7 +565,7 @@ dtc_series_part(dtc_series_writer *s, FILE *out, uint64_t hrtime,
 }
 
 int
-dtcp_series_put_raw(dtc_series_writer *s, const void *p, size_t n,
+dtc_series_put_item(dtc_series_writer *s, const void *p, size_t n,
     dtc_error *err)
 {
 	const uint8_t *kind;
@@ -568,8 +573,12 @@ dtcp_series_put_raw(dtc_series_writer *s, const void *p, size_t n,
 	char k[16];
 	int rc;
 
-	if (s->w == NULL)
+	if (s == NULL || s->w == NULL || p == NULL) {
+		dtcp_error_set(err, DTC_E_BADVALUE, NULL, -1, -1, -1,
+		    "dtc_series_put_item: %s", s == NULL ? "no series" :
+		    s->w == NULL ? "no part open" : "no item");
 		return DTC_FAILED;
+	}
 	/* the keep sees the item as the part writes it, renumbered */
 	if (kind_of(p, n, &kind, &klen) && klen < sizeof(k)) {
 		memcpy(k, kind, klen);
@@ -579,6 +588,21 @@ dtcp_series_put_raw(dtc_series_writer *s, const void *p, size_t n,
 	rc = put_renumbered(s, p, n, err);
 	dtcp_wkeep_end(&s->keep);
 	return rc;
+}
+
+/* A part that is the run's only one repeats nothing: keeping copies of
+ * its items would only cost memory. */
+int
+dtc_series_keep_nothing(dtc_series_writer *s, dtc_error *err)
+{
+	if (s == NULL || s->w == NULL) {
+		dtcp_error_set(err, DTC_E_BADVALUE, NULL, -1, -1, -1,
+		    "dtc_series_keep_nothing: %s", s == NULL ? "no series" :
+		    "no part open");
+		return DTC_FAILED;
+	}
+	dtcp_writer_set_keep(s->w, NULL, s->v2);
+	return DTC_OK;
 }
 
 int
@@ -619,7 +643,7 @@ dtc_series_end_part(dtc_series_writer *s, const dtc_part_end *e,
 		rc = nomem(err);
 		goto out;
 	}
-	if ((rc = dtcp_writer_put_item(s->w, s->scratch, s->slen, err)) ==
+	if ((rc = dtc_writer_put_item(s->w, s->scratch, s->slen, err)) ==
 	    DTC_OK)
 		rc = dtc_writer_flush(s->w, err);
 out:

@@ -485,6 +485,26 @@ zstart(dtc_writer *w, int level, dtc_error *err)
 	return 0;
 }
 
+/* A writer on out at zstd level (0: not compressed), nothing written:
+ * what the header path and the raw path share. */
+static dtc_writer *
+wnew(FILE *out, int level, dtc_error *err)
+{
+	dtc_writer *w;
+
+	if ((w = calloc(1, sizeof(*w))) == NULL) {
+		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1,
+		    "out of memory");
+		return NULL;
+	}
+	w->out = out;
+	if (zstart(w, level, err) != 0) {
+		dtc_writer_free(w);
+		return NULL;
+	}
+	return w;
+}
+
 dtc_writer *
 dtc_writer_new_zstd(FILE *out, const dtc_writer_header *h, int level,
     dtc_error *err)
@@ -498,16 +518,8 @@ dtc_writer_new_zstd(FILE *out, const dtc_writer_header *h, int level,
 		    "a header");
 		return NULL;
 	}
-	if ((w = calloc(1, sizeof(*w))) == NULL) {
-		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1,
-		    "out of memory");
+	if ((w = wnew(out, level, err)) == NULL)
 		return NULL;
-	}
-	w->out = out;
-	if (zstart(w, level, err) != 0) {
-		dtc_writer_free(w);
-		return NULL;
-	}
 	if (h->flavor != NULL && strcmp(h->flavor, "legacy") != 0) {
 		if (strcmp(h->flavor, "dtrace-v2") != 0) {
 			misuse(NULL, err, "unknown capture flavor '%s'",
@@ -1291,31 +1303,26 @@ dtc_writer_flush(dtc_writer *w, dtc_error *err)
 }
 
 /*
- * dtsnap convert: items already encoded (a capture's own bytes) written
- * as they are, through the same framing.  No header item is written.
+ * Items already encoded (a capture's own bytes: dtsnap convert, split)
+ * written as they are, through the same framing.  No header item is
+ * written.
  */
 dtc_writer *
-dtcp_writer_raw(FILE *out, int level, dtc_error *err)
+dtc_writer_new_raw(FILE *out, int level, dtc_error *err)
 {
-	dtc_writer *w;
-
 	dtc_error_clear(err);
-	if ((w = calloc(1, sizeof(*w))) == NULL) {
-		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1,
-		    "out of memory");
+	if (out == NULL) {
+		misuse(NULL, err, "dtc_writer_new_raw needs an output stream");
 		return NULL;
 	}
-	w->out = out;
-	if (zstart(w, level, err) != 0) {
-		dtc_writer_free(w);
-		return NULL;
-	}
-	return w;
+	return wnew(out, level, err);
 }
 
 int
-dtcp_writer_put_item(dtc_writer *w, const void *p, size_t n, dtc_error *err)
+dtc_writer_put_item(dtc_writer *w, const void *p, size_t n, dtc_error *err)
 {
+	if (w == NULL || (p == NULL && n > 0))
+		return misuse(w, err, "no writer or no item");
 	if (w->dead)
 		return die(w, err, w->fatal.code, NULL);
 	put(w, p, n, err);
