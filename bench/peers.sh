@@ -281,10 +281,12 @@ if [ -n "$OLD" ]; then
 		echo
 		echo "| workload | sink | old | new | new / old |"
 		echo "|---|---|---:|---:|---:|"
+		# (mawk: no ">" among printf arguments, a redirection)
 		awk 'FNR == NR { if ($0 !~ /^#/) o[$1 " " $2] = $4; next }
-		    $0 !~ /^#/ { k = $1 " " $2
+		    $0 !~ /^#/ { k = $1 " " $2; d = 0
+			if (o[k] > 0) d = 100 * ($4 - o[k]) / o[k]
 			printf "| %s | %s | %.1f | %.1f | %+.0f%% |\n", $1, $2,
-			    o[k], $4, o[k] > 0 ? 100 * ($4 - o[k]) / o[k] : 0 }' \
+			    o[k], $4, d }' \
 		    "$DIR/ic.old" "$DIR/ic.now"
 		echo
 	fi
