@@ -17,7 +17,9 @@
 # seconds (user + sys, /usr/bin/time), medians of RUNS; the ratios are
 # of medians.  With -c, instructions per event of the C pairs
 # (callgrind, the slope between two scales as bench/check.sh counts
-# them), which the load of a shared machine does not move.  With -R,
+# them), which the load of a shared machine does not move; with -o too,
+# instructions per firing of every workload and sink, old against new
+# (bench/check.sh on both builds, the same captures).  With -R,
 # peak RSS of -f none and text on printf and trace at each scale given
 # (one run each, new and old).  Prints Markdown on stdout.
 #
@@ -103,7 +105,7 @@ ctf() {
 # The jobs: "KEY LIBDIR CMD..." a line (LIBDIR: LD_LIBRARY_PATH, or -);
 # every round runs each once, in order.
 JOBS="$DIR/jobs"
-RES="$DIR/res"          # KEY cpu-seconds peak-rss-KiB, a line per run
+RES="$DIR/res"          # KEY cpu-seconds peak-rss-KiB minor-faults, a line per run
 : >"$JOBS"
 : >"$RES"
 job() { echo "$*" >>"$JOBS"; }
@@ -139,11 +141,11 @@ while [ $i -lt "$RUNS" ]; do
 	while read -r key lib cmd; do
 		[ "$lib" = - ] && lib=
 		# shellcheck disable=SC2086
-		LD_LIBRARY_PATH=$lib "$TIME" -f '%U %S %M' -o "$DIR/t" $cmd \
+		LD_LIBRARY_PATH=$lib "$TIME" -f '%U %S %M %R' -o "$DIR/t" $cmd \
 		    >/dev/null 2>"$DIR/err" ||
 		    { echo "peers.sh: $cmd failed: $(head -n 2 "$DIR/err")" >&2
 		    exit 1; }
-		awk -v k="$key" '{ printf "%s %.2f %d\n", k, $1 + $2, $3 }' \
+		awk -v k="$key" '{ printf "%s %.2f %d %d\n", k, $1 + $2, $3, $4 }' \
 		    "$DIR/t" >>"$RES"
 	done <"$JOBS"
 	i=$((i + 1))
@@ -159,6 +161,9 @@ med() {
 }
 rss() { awk -v k="$1" '$1 == k { if ($3 > m) m = $3 } END {
     printf "%.1f", m / 1024 }' "$RES"; }
+# flt KEY: median minor page faults of KEY's runs
+flt() { awk -v k="$1" '$1 == k { print $4 }' "$RES" | sort -n | awk '
+    { v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)] }'; }
 # ratio A B: A / B to two places, "-" when either is missing or zero
 ratio() { awk -v a="${1:-0}" -v b="${2:-0}" 'BEGIN {
     if (a > 0 && b > 0) printf "%.2f", a / b; else print "-" }'; }
@@ -254,16 +259,37 @@ if [ -n "$OLD" ]; then
 	echo "- same captures (bench/gen -s $SCALE, seed 1), every run of the"
 	echo "  two builds interleaved; CPU s medians of $RUNS"
 	echo
-	echo "| workload | sink | old CPU s | new CPU s | new / old | old peak RSS MiB | new peak RSS MiB |"
-	echo "|---|---|---:|---:|---:|---:|---:|"
+	echo "| workload | sink | old CPU s | new CPU s | new / old | old peak RSS MiB | new peak RSS MiB | old minor faults | new minor faults |"
+	echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
 	for w in printf trace stack agg; do
 		for s in none text json cbor; do
 			a=$(med "ba:$w:$s:old"); b=$(med "ba:$w:$s:now")
 			echo "| $w | $s | $a | $b | **$(ratio "$b" "$a")** |" \
-			    "$(rss "ba:$w:$s:old") | $(rss "ba:$w:$s:now") |"
+			    "$(rss "ba:$w:$s:old") | $(rss "ba:$w:$s:now") |" \
+			    "$(flt "ba:$w:$s:old") | $(flt "ba:$w:$s:now") |"
 		done
 	done
 	echo
+	if [ $COUNT = 1 ] && command -v valgrind >/dev/null 2>&1; then
+		# the guard's counts of both builds on the same captures
+		# (this build's generator for both)
+		sh "$here/check.sh" -b "$OLD" -G "$GEN" -u -B "$DIR/ic.old" \
+		    >/dev/null || exit 1
+		sh "$here/check.sh" -b "$B" -u -B "$DIR/ic.now" >/dev/null ||
+		    exit 1
+		echo "### Instructions per firing, old against new (callgrind; per aggregation entry for agg)"
+		echo
+		echo "| workload | sink | old | new | new / old |"
+		echo "|---|---|---:|---:|---:|"
+		# (mawk: no ">" among printf arguments, a redirection)
+		awk 'FNR == NR { if ($0 !~ /^#/) o[$1 " " $2] = $4; next }
+		    $0 !~ /^#/ { k = $1 " " $2; d = 0
+			if (o[k] > 0) d = 100 * ($4 - o[k]) / o[k]
+			printf "| %s | %s | %.1f | %.1f | %+.0f%% |\n", $1, $2,
+			    o[k], $4, d }' \
+		    "$DIR/ic.old" "$DIR/ic.now"
+		echo
+	fi
 fi
 
 if [ -n "$RSCALES" ]; then

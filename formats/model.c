@@ -210,23 +210,13 @@ abort_capture(model *m, const char *what, const char *msg)
 	return DTC_EMIT_ABORT;
 }
 
-/* The cap on one message or value: maxmsgsize, as printf_render.c reads it;
- * SIZE_MAX for none.  Kept per reader: only the caller sets maxmsgsize,
- * before the first event (a capture cannot: dtc_set_option), and a
- * lookup by name costs about 850 instructions, which every kernel frame's
- * two names paid (stack -f json: 10,400 instructions a firing). */
+/* The cap on one message or value (dtc_emit_cap): every kernel frame's
+ * two names are checked against it (stack -f json: a lookup by name per
+ * name was 10,400 instructions a firing). */
 static size_t
 model_cap(model *m, const dtc_reader *r)
 {
-	int64_t v;
-
-	if (r != NULL && r == m->cap_reader)
-		return m->cap;
-	v = r != NULL ? dtc_get_option(r, "maxmsgsize") : DTC_OPT_UNSET;
-	m->cap = v < 0 ? DTC_MAXMSGSIZE_DEFAULT : v == 0 ? SIZE_MAX :
-	    (size_t)v;
-	m->cap_reader = r;
-	return m->cap;
+	return dtc_emit_cap(r, &m->cap_reader, &m->cap);
 }
 
 /* The library's rule (dtc_bytes_string): whether dtrace shows a record as
