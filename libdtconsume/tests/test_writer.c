@@ -314,7 +314,7 @@ START_TEST(test_roundtrip)
 	n = get_n(c, &it, it.nodes, "version", DTCP_N_ARRAY);
 	ck_assert_uint_eq(n->count, 2);
 	ck_assert_uint_eq(dtcp_array_at(n, 0)->u, 1);
-	ck_assert_uint_eq(dtcp_array_at(n, 1)->u, 3);
+	ck_assert_uint_eq(dtcp_array_at(n, 1)->u, 4);
 	check_text(c, &it, it.nodes, "byteorder", "little");
 	check_text(c, &it, it.nodes, "model", "LP64");
 	check_text(c, &it, it.nodes, "os", "freebsd");
@@ -771,7 +771,8 @@ START_TEST(test_seq_v2)
 }
 END_TEST
 
-/* The decoder takes a 1.3 capture of either flavor without a word. */
+/* The decoder takes the 1.4 capture of either flavor the writer writes
+ * without a word. */
 START_TEST(test_v13_decodes)
 {
 	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN", NULL };
@@ -800,7 +801,7 @@ START_TEST(test_v13_decodes)
 		/* read with the first item, so known only now */
 		h = dtc_reader_header(r);
 		ck_assert_int_eq(h->version_major, 1);
-		ck_assert_int_eq(h->version_minor, 3);
+		ck_assert_int_eq(h->version_minor, 4);
 		ck_assert_int_eq(h->v2, v2);
 		dtc_close(r);
 		free(mm.buf);
