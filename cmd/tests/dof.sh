@@ -20,7 +20,12 @@
 #     two functions); every provider, probe, function, native and translated
 #     argument type and argument mapping is compared with the provider
 #     definition, and every offset and is-enabled offset with the call
-#     sites readelf finds in the object before dtrace -G rewrites it
+#     sites readelf finds in the object before dtrace -G rewrites it;
+#     and, probe by probe, with what dtrace-utils' own DOF reader reports
+#     of the object (its showUSDT, installed with it, which needs no
+#     dtprobed: provider, function, name, argument count, address,
+#     offsets and is-enabled offsets; dtrace -l -v on a process needs
+#     dtprobed, which needs CUSE: live_dof.sh)
 #  4. no DOF: a file that is neither ELF nor DOF, and an ELF object
 #     without .SUNW_dof, fail with a reason
 #  5. dof items of a capture (dtsnap synth's "dof" key): the items' bytes
@@ -437,6 +442,14 @@ if ! command -v cc >/dev/null 2>&1 || ! command -v readelf >/dev/null 2>&1; then
 	finish
 fi
 [ -r "$(dirname "$DTRACE")/env" ] && . "$(dirname "$DTRACE")/env"
+if [ -z "${SHOWUSDT+set}" ]; then
+	for SHOWUSDT in "$(dirname "$DTRACE")"/inst/usr/share/doc/dtrace*/showUSDT \
+	    "$(dirname "$DTRACE")/src/build/showUSDT" ""; do
+		[ -x "$SHOWUSDT" ] && break
+	done
+fi
+[ -n "$SHOWUSDT" ] ||
+	echo "# SKIP the showUSDT comparisons: dtrace-utils' showUSDT not found"
 cc -c -x c -o "$work/nodof.o" - <<'EOF'
 int f(void) { return 0; }
 EOF
@@ -467,6 +480,60 @@ for t in "$top_srcdir"/testdata/dof/usdt-*.d; do
 		ok "$name: providers, probes, arguments, offsets ($why)"
 	else
 		not_ok "$name: providers, probes, arguments, offsets" "$why"
+	fi
+	# dtrace-utils' own DOF reader, which needs no dtprobed (and so no
+	# CUSE): its test utility showUSDT, installed with its documentation
+	if [ -n "$SHOWUSDT" ]; then
+		"$SHOWUSDT" "$work/$name-dof.o" >"$work/$name.show" 2>&1
+		if why=$("$PY" - "$work/$name.show" "$work/$name.json" 2>&1 <<'EOF'
+import json, re, sys
+show, prov = [], None
+for line in open(sys.argv[1]):
+    m = re.match(r"    Provider '(.*)' with (\d+) probes:$", line)
+    if m:
+        prov = m.group(1)
+        continue
+    m = re.match(r"      Probe \d+: (.*?):(.*?):(.*?):(.*)$", line)
+    if m:
+        if m.group(1) != prov:
+            sys.exit("showUSDT: probe %r under provider %r" % (line, prov))
+        show.append({"provider": prov, "function": m.group(3),
+                     "name": m.group(4), "offsets": [], "enabled": [],
+                     "addr": None})
+        continue
+    m = re.match(r"        argc (\d+) noffs (\d+) nenoffs (\d+)$", line)
+    if m:
+        show[-1]["argc"], show[-1]["noffs"], show[-1]["nenoffs"] = \
+            map(int, m.groups())
+        continue
+    m = re.match(r"          (Regular|Is-Enabled) probe at 0x([0-9a-f]+) "
+                 r"\+ 0x([0-9a-f]+) = ", line)
+    if m:
+        show[-1]["addr"] = int(m.group(2), 16)
+        show[-1]["offsets" if m.group(1) == "Regular" else "enabled"] \
+            .append(int(m.group(3), 16))
+if not show:
+    sys.exit("showUSDT listed no probe")
+got = [{"provider": p["provider"], "function": p["function"],
+        "name": p["name"], "offsets": p["offsets"],
+        "enabled": p["enabled_offsets"], "argc": len(p["native_args"]),
+        "noffs": len(p["offsets"]), "nenoffs": len(p["enabled_offsets"]),
+        "addr": p["address"]} for p in json.load(open(sys.argv[2]))["probes"]]
+if len(show) != len(got):
+    sys.exit("showUSDT %d probes, dtsnap %d" % (len(show), len(got)))
+# (a probe without offset lines shows no address: None, not compared)
+for s, g in zip(show, got):
+    for k in s:
+        if s[k] is not None and s[k] != g[k]:
+            sys.exit("%s:%s:%s %s: showUSDT %r, dtsnap %r" % (
+                s["provider"], s["function"], s["name"], k, s[k], g[k]))
+print("%d probes" % len(show))
+EOF
+		); then
+			ok "$name: every probe field as dtrace-utils' showUSDT reads it ($why)"
+		else
+			not_ok "$name: every probe field as dtrace-utils' showUSDT reads it" "$why"
+		fi
 	fi
 done
 finish
