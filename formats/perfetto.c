@@ -30,8 +30,10 @@
  * Streaming: every TracePacket is packed by protobuf-c on its own and
  * written as a length-delimited field 1 of Trace, so the output is one
  * Trace message nobody holds whole; memory is the interning table, the
- * tracks and one packet.  The dt2json line is parsed back with jansson
- * (one parse per firing: the price of having model.c's values exactly).
+ * tracks and one packet.  model.c builds the dt2json line into a tape
+ * (modeltape.c: its builder calls, with the values a JSON reader would
+ * read back), which becomes the annotations: no JSON is written or
+ * parsed.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -40,10 +42,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "emitter.h"
 #include "model.h"
+#include "modeltape.h"
 #include "timeline.h"
 #include "perfetto_trace.pb-c.h"
 
@@ -96,8 +97,8 @@ typedef struct pf_state {
 	FILE *out, *err;
 	dtc_emitter_opts o;
 	void *model;
-	FILE *pf, *of;
-	dtc_buf pb, ob;
+	model_out *pt, *ot;      /* the probe lines' and other lines' tapes */
+	const dtc_event *ev;     /* the event whose lines are drained */
 	uint32_t capture, cpid;
 	int v2;
 	uint64_t seq, last_ts;
@@ -451,100 +452,111 @@ da_name(pf_state *st, pf_da *d, const char *name, size_t n)
 	}
 }
 
-/* a JSON value as d's value (the strings stay jansson's until the
- * packet is written) */
-static void
-da_value(pf_state *st, pf_da *d, json_t *v)
+/* past the value at ops[i]: the index after it */
+static size_t
+skip(const mt_op *ops, size_t i)
 {
-	const char *k, *s;
-	json_t *x;
-	size_t i, n;
+	size_t depth = 0;
+
+	do {
+		if (ops[i].op == MT_MAP || ops[i].op == MT_ARR)
+			depth++;
+		else if (ops[i].op == MT_END)
+			depth--;
+		i++;
+	} while (depth > 0);
+	return i;
+}
+
+/* The value at ops[i] as d's value (its strings stay the tape's until
+ * the packet is written); the index after it.  What is built, and the
+ * order in which names and strings are interned, is what jansson's tree
+ * of the JSON line gave, member by member. */
+static size_t
+da_value(pf_state *st, pf_da *d, const mt_op *ops, size_t i,
+    const char *text)
+{
+	const mt_op *v = &ops[i];
+	size_t k, n;
 	uint64_t id;
 	int isnew;
 
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		n = json_object_size(v);
-		if (n == 0 || (d->dictionary_entries = da_ptrs(st, n)) == NULL)
-			break;
-		i = 0;
-		json_object_foreach(v, k, x) {
-			pf_da *e;
-
-			if (json_is_null(x))
-				continue;        /* no null in a trace: left out */
-			if ((e = da_new(st)) == NULL) {
-				st->nomem = 1;
-				break;
-			}
-			da_name(st, e, k, strlen(k));
-			da_value(st, e, x);
-			d->dictionary_entries[i++] = e;
-		}
-		d->n_dictionary_entries = i;
-		break;
-	case JSON_ARRAY:
-		n = json_array_size(v);
-		if (n == 0 || (d->array_values = da_ptrs(st, n)) == NULL)
-			break;
-		for (i = 0; i < n; i++) {
+	switch (v->op) {
+	case MT_MAP:
+	case MT_ARR:
+		n = v->nkids;
+		i++;
+		if (n == 0 || (v->op == MT_MAP ? (d->dictionary_entries =
+		    da_ptrs(st, n)) : (d->array_values = da_ptrs(st, n))) ==
+		    NULL)
+			return skip(ops, i - 1);
+		for (k = 0; k < n; k++) {
 			pf_da *e = da_new(st);
 
 			if (e == NULL) {
 				st->nomem = 1;
 				break;
 			}
-			da_value(st, e, json_array_get(v, i));
-			d->array_values[i] = e;
+			if (v->op == MT_MAP) {
+				da_name(st, e, text + ops[i].key,
+				    ops[i].klen);
+				i = da_value(st, e, ops, i, text);
+				d->dictionary_entries[k] = e;
+			} else {
+				i = da_value(st, e, ops, i, text);
+				d->array_values[k] = e;
+			}
 		}
-		d->n_array_values = i;
-		break;
-	case JSON_STRING:
-		s = json_string_value(v);
-		n = json_string_length(v);
-		id = n <= MAXSTRLEN ? intern(st, K_STR, s, n, &isnew) : 0;
+		if (v->op == MT_MAP)
+			d->n_dictionary_entries = k;
+		else
+			d->n_array_values = k;
+		/* what is left when memory ran out, and the end */
+		for (; k < n; k++)
+			i = skip(ops, i);
+		return i + 1;
+	case MT_STR:
+		n = v->v.s.len;
+		id = n <= MAXSTRLEN ? intern(st, K_STR, text + v->v.s.off, n,
+		    &isnew) : 0;
 		if (id != 0) {
 			d->has_string_value_iid = 1;
 			d->string_value_iid = id;
 		} else {
-			d->string_value = (char *)s;
+			d->string_value = (char *)text + v->v.s.off;
 		}
 		break;
-	case JSON_INTEGER:
+	case MT_INT:
 		d->has_int_value = 1;
-		d->int_value = json_integer_value(v);
+		d->int_value = v->v.i;
 		break;
-	case JSON_REAL:
+	case MT_DBL:
 		d->has_double_value = 1;
-		d->double_value = json_real_value(v);
+		d->double_value = v->v.d;
 		break;
-	case JSON_TRUE:
-	case JSON_FALSE:
+	case MT_BOOL:
 		d->has_bool_value = 1;
-		d->bool_value = json_is_true(v);
+		d->bool_value = v->v.b;
 		break;
 	default:
 		break;           /* null in an array: an empty annotation */
 	}
+	return i + 1;
 }
 
-/* A line's members as ev's annotations; the parsed line, for the caller
- * to free after the packet is written (NULL: not JSON, left out) */
-static json_t *
-annotate(pf_state *st, Perfetto__Protos__TrackEvent *te, const char *line,
-    size_t n)
+/* A line's members as te's annotations */
+static void
+annotate(pf_state *st, Perfetto__Protos__TrackEvent *te, const mt_op *ops,
+    size_t n, const char *text)
 {
-	json_error_t je;
-	json_t *j = json_loadb(line, n, JSON_ALLOW_NUL, &je);
 	pf_da top;
 
-	if (j == NULL)
-		return NULL;
+	if (n == 0)
+		return;
 	perfetto__protos__debug_annotation__init(&top);
-	da_value(st, &top, j);
+	da_value(st, &top, ops, 0, text);
 	te->n_debug_annotations = top.n_dictionary_entries;
 	te->debug_annotations = top.dictionary_entries;
-	return j;
 }
 
 /* ------------------------------------------------------------------ */
@@ -749,9 +761,10 @@ process_copy(pf_state *st, const char *name, size_t n)
 
 
 static void
-firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
+firing_line(void *arg, const mt_op *ops, size_t nops, const char *text)
 {
 	pf_state *st = arg;
+	const dtc_event *ev = st->ev;
 	Perfetto__Protos__TracePacket pk;
 	Perfetto__Protos__TrackEvent te;
 	pfcpu *c = cpu_track(st, st->pcpu);
@@ -759,7 +772,6 @@ firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 	    ev->probe->function[0] != '\0' ? ev->probe->function : st->pname;
 	const char *name;
 	size_t nn;
-	json_t *j;
 	int i, type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
 
 	if (c == NULL)
@@ -792,17 +804,17 @@ firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 	}
 	event_init(st, &pk, &te, type, cpu_uuid(st, st->pcpu), name, nn,
 	    st->pts);
-	j = annotate(st, &te, line, n);
+	annotate(st, &te, ops, nops, text);
 	emit(st, &pk);
-	json_decref(j);
 	if (st->haveupid)
 		process_copy(st, name, nn);
 }
 
 static void
-other_line(void *arg, const char *line, size_t n, const dtc_event *ev)
+other_line(void *arg, const mt_op *ops, size_t nops, const char *text)
 {
 	pf_state *st = arg;
+	const dtc_event *ev = st->ev;
 	Perfetto__Protos__TracePacket pk;
 	Perfetto__Protos__TrackEvent te;
 	static const char *const kinds[][2] = {
@@ -813,11 +825,10 @@ other_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 	char *cat[1];
 	const char *name = "event";
 	size_t i;
-	json_t *j;
 	uint64_t ns;
 
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (timeline_starts(line, n, kinds[i][0])) {
+		if (modeltape_starts(ops, nops, text, kinds[i][0])) {
 			name = kinds[i][1];
 			break;
 		}
@@ -827,9 +838,23 @@ other_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 	cat[0] = (char *)name;
 	te.n_categories = 1;
 	te.categories = cat;
-	j = annotate(st, &te, line, n);
+	annotate(st, &te, ops, nops, text);
 	emit(st, &pk);
-	json_decref(j);
+}
+
+/* model.c's finished lines of ev */
+static void
+drain_other(pf_state *st, const dtc_event *ev)
+{
+	st->ev = ev;
+	modeltape_drain(st->ot, st, other_line);
+}
+
+static void
+drain_probe(pf_state *st, const dtc_event *ev)
+{
+	st->ev = ev;
+	modeltape_drain(st->pt, st, firing_line);
 }
 
 /* ------------------------------------------------------------------ */
@@ -937,7 +962,7 @@ on_begin(const dtc_event *ev, void *arg)
 	thread_track(st, U_CTHREAD | st->capture, (int32_t)st->cpid,
 	    CAPTURE_TID, "capture");
 	rc = model_on_begin(ev, st->model);
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
+	drain_other(st, ev);
 	return rc;
 }
 
@@ -976,7 +1001,7 @@ on_record(const dtc_event *ev, void *arg)
 	if (v != NULL && v->kind == DTC_V_PRINTA && v->agg != NULL)
 		counters(st, ev, v->agg, st->pts);
 	rc = model_on_record(ev, st->model);
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
+	drain_other(st, ev);
 	return rc;
 }
 
@@ -986,8 +1011,8 @@ on_probe_end(const dtc_event *ev, void *arg)
 	pf_state *st = arg;
 	int rc = model_on_probe_end(ev, st->model);
 
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
+	drain_other(st, ev);
+	drain_probe(st, ev);
 	return rc;
 }
 
@@ -1000,7 +1025,7 @@ on_agg(const dtc_event *ev, void *arg)
 	if (ev->agg != NULL)
 		counters(st, ev, ev->agg, event_ns(st, ev, 0));
 	rc = model_on_agg(ev, st->model);
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
+	drain_other(st, ev);
 	return rc;
 }
 
@@ -1009,8 +1034,8 @@ static int name(const dtc_event *ev, void *arg) \
 { \
 	pf_state *st = arg; \
 	int rc = fn(ev, st->model); \
-	timeline_drain(st, st->of, &st->ob, other_line, ev); \
-	timeline_drain(st, st->pf, &st->pb, firing_line, ev); \
+	drain_other(st, ev); \
+	drain_probe(st, ev); \
 	return rc; \
 }
 OTHER(on_drop, model_on_drop)
@@ -1026,8 +1051,8 @@ on_end(const dtc_event *ev, void *arg)
 	uint64_t ns = event_ns(st, ev, 0);
 	size_t i;
 
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
+	drain_other(st, ev);
+	drain_probe(st, ev);
 	for (i = 0; i < st->ncpus; i++) {
 		pfcpu *c = &st->cpus[i];
 
@@ -1057,16 +1082,10 @@ pf_create(const dtc_emitter_opts *o)
 	st->out = o->out;
 	st->err = o->err;
 	st->o = *o;
-	dtc_buf_init(&st->pb);
-	dtc_buf_init(&st->ob);
-	if ((st->pf = timeline_buf_file(&st->pb)) == NULL ||
-	    (st->of = timeline_buf_file(&st->ob)) == NULL ||
-	    (st->model = model_create(o, model_json_new(st->pf),
-	    model_json_new(st->of))) == NULL) {
-		if (st->pf != NULL)
-			fclose(st->pf);
-		if (st->of != NULL)
-			fclose(st->of);
+	st->pt = modeltape_new();
+	st->ot = modeltape_new();
+	/* (model_create frees the tapes when it fails) */
+	if ((st->model = model_create(o, st->pt, st->ot)) == NULL) {
 		free(st);
 		return NULL;
 	}
@@ -1080,9 +1099,9 @@ pf_destroy(void *state)
 	size_t i;
 	int rc;
 
+	if (modeltape_nomem(st->pt) || modeltape_nomem(st->ot))
+		st->nomem = 1;
 	rc = model_destroy(st->model);
-	fclose(st->pf);
-	fclose(st->of);
 	if (st->nomem) {
 		fputs("dtconsume: out of memory: the trace is incomplete\n",
 		    st->err);
@@ -1105,8 +1124,6 @@ pf_destroy(void *state)
 	free(st->is);
 	free(st->ptrs);
 	free(st->pkbuf);
-	dtc_buf_free(&st->pb);
-	dtc_buf_free(&st->ob);
 	dtc_buf_free(&st->msg);
 	dtc_buf_free(&st->keys);
 	dtc_buf_free(&st->scratch);
