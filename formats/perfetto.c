@@ -16,7 +16,7 @@
  *  - drops, faults, headers and the rest as instant events on the capture
  *    track, their category ("drop", "ERROR", ...) saying which;
  *  - aggregation printings as counter tracks (TYPE_COUNTER), one per
- *    variable and row ("@name key"), the first MAXSERIES rows and the rest
+ *    variable and row ("@name key"), the first TIMELINE_MAXSERIES rows and the rest
  *    summed as "(other rows)", under the capture's process.
  * Timestamps as trace_event.c chooses them (ns; DTrace v2: 1 us apart in
  * the order read), in the packet's default clock.
@@ -48,11 +48,8 @@
 #include "timeline.h"
 #include "perfetto_trace.pb-c.h"
 
-#define CAPTURE_PID 1000000000  /* as trace_event.c: above any real pid */
 #define CAPTURE_TID 1000000
-#define MAXSERIES 32
 #define MAXOPEN 256
-#define MAXNAME 80
 #define SEQ_ID 1                /* our one packet sequence */
 #define MAXINTERN (1u << 21)    /* strings interned, at most */
 #define MAXSTRLEN 4096          /* longer string values go inline */
@@ -94,24 +91,12 @@ typedef struct pending {
 } pending;
 
 typedef struct pf_state {
+	timeline tl;             /* first: the capture, the firing */
 	FILE *out, *err;
 	dtc_emitter_opts o;
-	void *model;
 	model_out *pt, *ot;      /* the probe lines' and other lines' tapes */
 	const dtc_event *ev;     /* the event whose lines are drained */
-	uint32_t capture, cpid;
-	int v2;
-	uint64_t seq, last_ts;
 	int packets;             /* written so far */
-	/* the firing in progress */
-	int pcpu;
-	uint64_t pts;
-	const char *pname;
-	int flow;
-	dtc_buf msg;
-	int havemsg;
-	uint64_t upid;
-	int haveupid;
 	pfcpu *cpus;
 	size_t ncpus;
 	/* interning: one table for every kind, ids counted per kind */
@@ -611,7 +596,7 @@ cpu_track(pf_state *st, int cpu)
 	char name[32];
 
 	for (i = 0; i < st->ncpus; i++)
-		if (st->cpus[i].capture == st->capture &&
+		if (st->cpus[i].capture == st->tl.capture &&
 		    st->cpus[i].cpu == cpu)
 			return &st->cpus[i];
 	if ((c = realloc(st->cpus, (st->ncpus + 1) * sizeof(*c))) == NULL) {
@@ -621,36 +606,18 @@ cpu_track(pf_state *st, int cpu)
 	st->cpus = c;
 	c = &st->cpus[st->ncpus++];
 	memset(c, 0, sizeof(*c));
-	c->capture = st->capture;
+	c->capture = st->tl.capture;
 	c->cpu = cpu;
 	snprintf(name, sizeof(name), "CPU %d", cpu);
-	thread_track(st, U_CPU | (uint64_t)st->capture << 32 | (uint32_t)cpu,
-	    (int32_t)st->cpid, cpu, name);
+	thread_track(st, U_CPU | (uint64_t)st->tl.capture << 32 | (uint32_t)cpu,
+	    (int32_t)st->tl.cpid, cpu, name);
 	return c;
 }
 
 static uint64_t
 cpu_uuid(const pf_state *st, int cpu)
 {
-	return U_CPU | (uint64_t)st->capture << 32 | (uint32_t)cpu;
-}
-
-/* The time of an event, in ns: trace_event.c's choice. */
-static uint64_t
-event_ns(pf_state *st, const dtc_event *ev, int firing)
-{
-	uint64_t wall;
-
-	if (st->v2) {
-		if (firing)
-			st->seq++;
-		return st->seq * 1000;
-	}
-	if (ev->timestamp != 0 && firing)
-		st->last_ts = ev->timestamp;
-	if (dtc_reader_walltime(ev->reader, st->last_ts, &wall))
-		return wall;
-	return st->last_ts;
+	return U_CPU | (uint64_t)st->tl.capture << 32 | (uint32_t)cpu;
 }
 
 /* an event named name (interned) of type on uuid at ns; the caller adds
@@ -714,8 +681,8 @@ process_copy(pf_state *st, const char *name, size_t n)
 	int isnew;
 	char tname[32];
 
-	tid = (uint32_t)st->upid;
-	pid = st->upid >> 32 != 0 ? (uint32_t)(st->upid >> 32) : tid;
+	tid = (uint32_t)st->tl.upid;
+	pid = st->tl.upid >> 32 != 0 ? (uint32_t)(st->tl.upid >> 32) : tid;
 	key = (uint64_t)pid << 32 | tid;
 	if ((pid_id = intern(st, K_PROC, (const char *)&pid, sizeof(pid),
 	    &isnew)) == 0)
@@ -738,14 +705,14 @@ process_copy(pf_state *st, const char *name, size_t n)
 		    (int32_t)tid, tname);
 	}
 	event_init(st, &pk, &te, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT,
-	    U_THREAD | tid_id, name, n, st->pts);
+	    U_THREAD | tid_id, name, n, st->tl.pts);
 	if ((a = da_new(st)) != NULL && (b = da_new(st)) != NULL) {
 		da_name(st, a, "cpu", 3);
 		a->has_int_value = 1;
-		a->int_value = st->pcpu;
+		a->int_value = st->tl.pcpu;
 		da_name(st, b, "capture", 7);
 		b->has_int_value = 1;
-		b->int_value = st->capture;
+		b->int_value = st->tl.capture;
 		d[0] = a;
 		d[1] = b;
 		te.n_debug_annotations = 2;
@@ -767,26 +734,26 @@ firing_line(void *arg, const mt_op *ops, size_t nops, const char *text)
 	const dtc_event *ev = st->ev;
 	Perfetto__Protos__TracePacket pk;
 	Perfetto__Protos__TrackEvent te;
-	pfcpu *c = cpu_track(st, st->pcpu);
+	pfcpu *c = cpu_track(st, st->tl.pcpu);
 	const char *fn = ev->probe != NULL && ev->probe->function != NULL &&
-	    ev->probe->function[0] != '\0' ? ev->probe->function : st->pname;
+	    ev->probe->function[0] != '\0' ? ev->probe->function : st->tl.pname;
 	const char *name;
 	size_t nn;
 	int i, type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
 
 	if (c == NULL)
 		return;
-	if (st->flow == 1 && c->nopen < MAXOPEN) {
+	if (st->tl.flow == 1 && c->nopen < MAXOPEN) {
 		c->open[c->nopen++] = fn;
 		type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
-	} else if (st->flow == 2) {
+	} else if (st->tl.flow == 2) {
 		for (i = c->nopen; i > 0 && strcmp(c->open[i - 1], fn) != 0;
 		    i--)
 			continue;
 		if (i > 0) {
 			while (c->nopen > i) {
 				c->nopen--;
-				slice_end(st, cpu_uuid(st, st->pcpu), st->pts);
+				slice_end(st, cpu_uuid(st, st->tl.pcpu), st->tl.pts);
 			}
 			c->nopen--;
 			type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
@@ -795,18 +762,18 @@ firing_line(void *arg, const mt_op *ops, size_t nops, const char *text)
 	if (type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT) {
 		name = fn;
 		nn = strlen(fn);
-	} else if (st->havemsg) {
-		name = st->msg.s;
-		nn = st->msg.len;
+	} else if (st->tl.havemsg) {
+		name = st->tl.msg.s;
+		nn = st->tl.msg.len;
 	} else {
-		name = st->pname;
-		nn = strlen(st->pname);
+		name = st->tl.pname;
+		nn = strlen(st->tl.pname);
 	}
-	event_init(st, &pk, &te, type, cpu_uuid(st, st->pcpu), name, nn,
-	    st->pts);
+	event_init(st, &pk, &te, type, cpu_uuid(st, st->tl.pcpu), name, nn,
+	    st->tl.pts);
 	annotate(st, &te, ops, nops, text);
 	emit(st, &pk);
-	if (st->haveupid)
+	if (st->tl.haveupid)
 		process_copy(st, name, nn);
 }
 
@@ -832,9 +799,9 @@ other_line(void *arg, const mt_op *ops, size_t nops, const char *text)
 			name = kinds[i][1];
 			break;
 		}
-	ns = ev->type == DTC_EV_RECORD ? st->pts : event_ns(st, ev, 0);
+	ns = ev->type == DTC_EV_RECORD ? st->tl.pts : timeline_event_ns(&st->tl, ev, 0);
 	event_init(st, &pk, &te, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT,
-	    U_CTHREAD | st->capture, name, strlen(name), ns);
+	    U_CTHREAD | st->tl.capture, name, strlen(name), ns);
 	cat[0] = (char *)name;
 	te.n_categories = 1;
 	te.categories = cat;
@@ -844,15 +811,19 @@ other_line(void *arg, const mt_op *ops, size_t nops, const char *text)
 
 /* model.c's finished lines of ev */
 static void
-drain_other(pf_state *st, const dtc_event *ev)
+drain_other(timeline *t, const dtc_event *ev)
 {
+	pf_state *st = (pf_state *)t;
+
 	st->ev = ev;
 	modeltape_drain(st->ot, st, other_line);
 }
 
 static void
-drain_probe(pf_state *st, const dtc_event *ev)
+drain_probe(timeline *t, const dtc_event *ev)
 {
+	pf_state *st = (pf_state *)t;
+
 	st->ev = ev;
 	modeltape_drain(st->pt, st, firing_line);
 }
@@ -872,8 +843,8 @@ counter(pf_state *st, const char *var, const char *series, size_t sn,
 
 	/* the key: capture, "@var", NUL, series */
 	dtc_buf_reset(&st->name);
-	dtc_buf_append(&st->name, (const char *)&st->capture,
-	    sizeof(st->capture));
+	dtc_buf_append(&st->name, (const char *)&st->tl.capture,
+	    sizeof(st->tl.capture));
 	dtc_buf_printf(&st->name, "@%s", var);
 	dtc_buf_append(&st->name, "", 1);
 	if (dtc_buf_append(&st->name, series, sn) != 0 ||
@@ -888,7 +859,7 @@ counter(pf_state *st, const char *var, const char *series, size_t sn,
 		dtc_buf_printf(&st->name, "@%s ", var);
 		dtc_buf_append(&st->name, series, sn);
 		dtc_buf_append(&st->name, "", 1);
-		track(st, U_COUNTER | id, U_CAPTURE | st->capture,
+		track(st, U_COUNTER | id, U_CAPTURE | st->tl.capture,
 		    st->name.s, NULL, NULL, 1);
 	}
 	event_init(st, &pk, &te, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER,
@@ -898,42 +869,33 @@ counter(pf_state *st, const char *var, const char *series, size_t sn,
 	emit(st, &pk);
 }
 
+/* one series of a variable's counters */
+struct series_arg {
+	pf_state *st;
+	const char *var;
+	uint64_t ns;
+};
+
 static void
-counters(pf_state *st, const dtc_event *ev, const dtc_aggprint *ap,
+series(void *arg, const char *name, size_t n, int64_t value, int first)
+{
+	struct series_arg *a = arg;
+
+	(void)first;
+	counter(a->st, a->var, name, n, value, a->ns);
+}
+
+static void
+counters(timeline *t, const dtc_event *ev, const dtc_aggprint *ap,
     uint64_t ns)
 {
-	uint32_t j, k;
-	size_t i;
-	int64_t other;
-	const char *var;
+	pf_state *st = (pf_state *)t;
+	struct series_arg a = { st, NULL, ns };
+	uint32_t j;
 
 	for (j = 0; j < ap->nvars; j++) {
-		var = ap->vars[j].name != NULL ? ap->vars[j].name : "";
-		other = 0;
-		for (i = 0; i < ap->nrows; i++) {
-			const dtc_aggrow *row = &ap->rows[i];
-			const dtc_aggvar *av = row->var != NULL ? row->var :
-			    &ap->vars[0];
-
-			if (i >= MAXSERIES) {
-				other += timeline_agg_value(&row->vals[j]);
-				continue;
-			}
-			dtc_buf_reset(&st->scratch);
-			for (k = 0; k < av->nkeys; k++) {
-				if (k > 0)
-					dtc_buf_append(&st->scratch, ", ", 2);
-				timeline_key_text(&st->scratch, ev->reader,
-				    &row->keys[k]);
-			}
-			if (av->nkeys == 0)
-				dtc_buf_append(&st->scratch, "value", 5);
-			counter(st, var, st->scratch.s != NULL ?
-			    st->scratch.s : "", st->scratch.len,
-			    timeline_agg_value(&row->vals[j]), ns);
-		}
-		if (ap->nrows > MAXSERIES)
-			counter(st, var, "(other rows)", 12, other, ns);
+		a.var = ap->vars[j].name != NULL ? ap->vars[j].name : "";
+		timeline_series(ap, j, ev->reader, &st->scratch, &a, series);
 	}
 }
 
@@ -941,122 +903,35 @@ counters(pf_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 /* Events                                                              */
 /* ------------------------------------------------------------------ */
 
-static int
-on_begin(const dtc_event *ev, void *arg)
+/* a new capture: its process and its "capture" thread */
+static void
+begin(timeline *t, const dtc_event *ev)
 {
-	pf_state *st = arg;
+	pf_state *st = (pf_state *)t;
 	Perfetto__Protos__ProcessDescriptor p =
 	    PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
-	int rc;
 
-	st->capture++;
-	st->cpid = CAPTURE_PID + st->capture;
-	st->v2 = ev->header != NULL && ev->header->v2;
-	st->seq = 0;
-	st->last_ts = 0;
 	p.has_pid = 1;
-	p.pid = (int32_t)st->cpid;
+	p.pid = (int32_t)st->tl.cpid;
 	p.process_name = (char *)(ev->source != NULL ? ev->source :
 	    "capture");
-	track(st, U_CAPTURE | st->capture, 0, p.process_name, &p, NULL, 0);
-	thread_track(st, U_CTHREAD | st->capture, (int32_t)st->cpid,
+	track(st, U_CAPTURE | st->tl.capture, 0, p.process_name, &p, NULL, 0);
+	thread_track(st, U_CTHREAD | st->tl.capture, (int32_t)st->tl.cpid,
 	    CAPTURE_TID, "capture");
-	rc = model_on_begin(ev, st->model);
-	drain_other(st, ev);
-	return rc;
 }
 
-static int
-on_probe(const dtc_event *ev, void *arg)
+/* slices still open end with their capture */
+static void
+end(timeline *t, const dtc_event *ev, uint64_t ns)
 {
-	pf_state *st = arg;
-	const dtc_probedesc *p = ev->probe;
-
-	st->pcpu = ev->cpu;
-	st->pts = event_ns(st, ev, 1);
-	st->pname = p != NULL && p->fullname != NULL ? p->fullname :
-	    "(unknown probe)";
-	st->flow = timeline_flow(p);
-	st->havemsg = 0;
-	st->haveupid = 0;
-	return model_on_probe(ev, st->model);
-}
-
-static int
-on_record(const dtc_event *ev, void *arg)
-{
-	pf_state *st = arg;
-	const dtc_value *v = ev->value;
-	int rc;
-
-	if (v != NULL && !st->haveupid && v->pid != 0 &&
-	    (v->kind == DTC_V_USTACK || v->kind == DTC_V_USYM ||
-	    v->kind == DTC_V_UMOD || v->kind == DTC_V_UADDR)) {
-		st->upid = v->pid;
-		st->haveupid = 1;
-	}
-	if (v != NULL && v->kind == DTC_V_PRINTF && !st->havemsg &&
-	    v->action == DTC_ACT_PRINTF)
-		st->havemsg = timeline_msg(&st->msg, ev->reader, v, MAXNAME);
-	if (v != NULL && v->kind == DTC_V_PRINTA && v->agg != NULL)
-		counters(st, ev, v->agg, st->pts);
-	rc = model_on_record(ev, st->model);
-	drain_other(st, ev);
-	return rc;
-}
-
-static int
-on_probe_end(const dtc_event *ev, void *arg)
-{
-	pf_state *st = arg;
-	int rc = model_on_probe_end(ev, st->model);
-
-	drain_other(st, ev);
-	drain_probe(st, ev);
-	return rc;
-}
-
-static int
-on_agg(const dtc_event *ev, void *arg)
-{
-	pf_state *st = arg;
-	int rc;
-
-	if (ev->agg != NULL)
-		counters(st, ev, ev->agg, event_ns(st, ev, 0));
-	rc = model_on_agg(ev, st->model);
-	drain_other(st, ev);
-	return rc;
-}
-
-#define OTHER(name, fn) \
-static int name(const dtc_event *ev, void *arg) \
-{ \
-	pf_state *st = arg; \
-	int rc = fn(ev, st->model); \
-	drain_other(st, ev); \
-	drain_probe(st, ev); \
-	return rc; \
-}
-OTHER(on_drop, model_on_drop)
-OTHER(on_error, model_on_error)
-OTHER(on_notice, model_on_notice)
-#undef OTHER
-
-static int
-on_end(const dtc_event *ev, void *arg)
-{
-	pf_state *st = arg;
-	int rc = model_on_end(ev, st->model);
-	uint64_t ns = event_ns(st, ev, 0);
+	pf_state *st = (pf_state *)t;
 	size_t i;
 
-	drain_other(st, ev);
-	drain_probe(st, ev);
+	(void)ev;
 	for (i = 0; i < st->ncpus; i++) {
 		pfcpu *c = &st->cpus[i];
 
-		if (c->capture != st->capture)
+		if (c->capture != st->tl.capture)
 			continue;
 		while (c->nopen > 0) {
 			c->nopen--;
@@ -1064,8 +939,12 @@ on_end(const dtc_event *ev, void *arg)
 			    (uint32_t)c->cpu, ns);
 		}
 	}
-	return rc;
 }
+
+static const timeline_ops pf_ops = {
+	.begin = begin, .counters = counters, .drain_other = drain_other,
+	.drain_probe = drain_probe, .end = end,
+};
 
 /* ------------------------------------------------------------------ */
 /* The run                                                             */
@@ -1082,10 +961,11 @@ pf_create(const dtc_emitter_opts *o)
 	st->out = o->out;
 	st->err = o->err;
 	st->o = *o;
+	st->tl.ops = &pf_ops;
 	st->pt = modeltape_new();
 	st->ot = modeltape_new();
 	/* (model_create frees the tapes when it fails) */
-	if ((st->model = model_create(o, st->pt, st->ot)) == NULL) {
+	if ((st->tl.model = model_create(o, st->pt, st->ot)) == NULL) {
 		free(st);
 		return NULL;
 	}
@@ -1101,7 +981,7 @@ pf_destroy(void *state)
 
 	if (modeltape_nomem(st->pt) || modeltape_nomem(st->ot))
 		st->nomem = 1;
-	rc = model_destroy(st->model);
+	rc = model_destroy(st->tl.model);
 	if (st->nomem) {
 		fputs("dtconsume: out of memory: the trace is incomplete\n",
 		    st->err);
@@ -1124,7 +1004,7 @@ pf_destroy(void *state)
 	free(st->is);
 	free(st->ptrs);
 	free(st->pkbuf);
-	dtc_buf_free(&st->msg);
+	dtc_buf_free(&st->tl.msg);
 	dtc_buf_free(&st->keys);
 	dtc_buf_free(&st->scratch);
 	dtc_buf_free(&st->name);
@@ -1137,15 +1017,5 @@ const dtc_emitter dtc_fmt_perfetto = {
 	.description = "Perfetto trace (protobuf TrackEvents)",
 	.create = pf_create,
 	.destroy = pf_destroy,
-	.handler = {
-		.begin = on_begin,
-		.probe = on_probe,
-		.record = on_record,
-		.probe_end = on_probe_end,
-		.agg = on_agg,
-		.drop = on_drop,
-		.error = on_error,
-		.notice = on_notice,
-		.end = on_end,
-	},
+	.handler = TIMELINE_HANDLER,
 };
