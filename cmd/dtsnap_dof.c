@@ -11,8 +11,9 @@
  * probes as `dtrace -l -v` lists them, the ECB descriptions, and each
  * DIFO in illumos `dtrace -S` layout.  Problems go to stderr (located:
  * file, section, byte offset) and the listing goes on without the
- * entries concerned.  A capture holds no DOF item (dtsnap(5)), so a
- * capture is not an input.
+ * entries concerned.  A capture's dof items (dtsnap(5), dof) are listed
+ * one after another, each as its bytes would be from a file of their
+ * own, its problems located in the capture (item, byte offset).
  */
 #include "config.h"
 
@@ -36,9 +37,10 @@ static const char dof_usage[] =
 "usage: dtsnap dof [-f text|json] FILE\n"
 "\n"
 "List the DOF (DTrace Object Format) of FILE: an ELF object's .SUNW_dof\n"
-"section (dtrace -G output, USDT binaries) or a raw DOF file.  Prints the\n"
-"header, the sections, the probes as dtrace -l -v lists them, the ECB\n"
-"descriptions and each DIF object as illumos dtrace -S disassembles it.\n"
+"section (dtrace -G output, USDT binaries), a raw DOF file, or every dof\n"
+"item of a capture.  Prints the header, the sections, the probes as\n"
+"dtrace -l -v lists them, the ECB descriptions and each DIF object as\n"
+"illumos dtrace -S disassembles it.\n"
 "\n"
 "  -f, --format FORMAT   text (default) or json\n"
 "  -h, --help            this text\n";
@@ -468,8 +470,19 @@ json_difo(const dtc_dof_difo *f)
 	return o;
 }
 
+/* A problem of d, located in the capture when d is a dof item's. */
+static void
+problem_at(const dtc_dof *d, size_t i, const dtc_dof_item *item,
+    dtc_error *out)
+{
+	if (item != NULL)
+		dtc_dof_item_locate(item, dtc_dof_problem(d, i), out);
+	else
+		*out = *dtc_dof_problem(d, i);
+}
+
 static json_t *
-json_list(const dtc_dof *d)
+json_list(const dtc_dof *d, const dtc_dof_item *item)
 {
 	const dtc_dof_header *h = dtc_dof_header_get(d);
 	json_t *o, *a;
@@ -560,11 +573,12 @@ json_list(const dtc_dof *d)
 	a = json_array();
 	for (i = 0; i < dtc_dof_nproblems(d); i++) {
 		char msg[DTC_ERROR_TEXT_MAX];
-		const dtc_error *e = dtc_dof_problem(d, i);
+		dtc_error e;
 
-		dtc_error_format(e, msg, sizeof(msg));
+		problem_at(d, i, item, &e);
+		dtc_error_format(&e, msg, sizeof(msg));
 		json_array_append_new(a, json_pack("{s:I, s:o, s:o}",
-		    "offset", (json_int_t)e->offset, "text", jtext(e->text),
+		    "offset", (json_int_t)e.offset, "text", jtext(e.text),
 		    "message", jtext(msg)));
 	}
 	json_object_set_new(o, "problems", a);
@@ -575,16 +589,127 @@ json_list(const dtc_dof *d)
 /* The command                                                         */
 /* ------------------------------------------------------------------ */
 
+/* One DOF listed: its problems on stderr, the listing on stdout. */
+static void
+list(cli *c, dtc_dof *d, const char *what, const dtc_dof_item *item,
+    int json, json_t *into)
+{
+	dtc_error e;
+	size_t i;
+
+	for (i = 0; i < dtc_dof_nproblems(d); i++) {
+		problem_at(d, i, item, &e);
+		cli_report(c, &e);
+	}
+	if (into != NULL) {
+		json_t *x = json_pack("{s:I, s:I, s:I, s:o, s:o}", "item",
+		    (json_int_t)item->index, "offset", (json_int_t)item->offset,
+		    "data_offset", (json_int_t)item->data_offset, "name",
+		    jtext(item->name), "dof", json_list(d, item));
+
+		json_array_append_new(into, x);
+	} else if (json) {
+		json_t *o = json_list(d, NULL);
+
+		json_dumpf(o, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(o);
+	} else {
+		text_list(stdout, what, d);
+	}
+}
+
+/* A capture: every dof item, each listed as a DOF file of its own. */
+struct capture_list {
+	cli *c;
+	json_t *items;       /* -f json: the items, else NULL */
+	size_t n;
+};
+
+static int
+capture_item(void *arg, const dtc_dof_item *item, const dtc_error *warning)
+{
+	struct capture_list *cl = arg;
+	dtc_error err = DTC_ERROR_INIT;
+	char what[512] = "";
+	dtc_dof *d;
+
+	if (item == NULL) {
+		cli_report(cl->c, warning);
+		return 0;
+	}
+	if ((d = dtc_dof_item_open(item, &err)) == NULL) {
+		cli_report(cl->c, &err);
+		return 0;
+	}
+	if (cl->items == NULL) {
+		snprintf(what, sizeof(what), "%s item %lld%s%s%s",
+		    item->source, item->index, item->name[0] != '\0' ? " (" :
+		    "", item->name, item->name[0] != '\0' ? ")" : "");
+		if (cl->n > 0)
+			fputc('\n', stdout);
+	}
+	list(cl->c, d, what, item, cl->items != NULL, cl->items);
+	cl->n++;
+	dtc_dof_close(d);
+	return 0;
+}
+
+static int
+list_capture(cli *c, const char *path, int json)
+{
+	struct capture_list cl = { c, json ? json_array() : NULL, 0 };
+	dtc_error err = DTC_ERROR_INIT;
+	int rc;
+
+	rc = dtc_dof_items_file(path, capture_item, &cl, &err);
+	if (rc == DTC_EOF)
+		cli_warn(c, "%s: no dof item in the capture", path);
+	else if (rc != DTC_OK)
+		cli_report(c, &err);
+	if (json) {
+		json_t *o = json_pack("{s:o, s:o}", "capture", jtext(path),
+		    "items", cl.items);
+
+		json_dumpf(o, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(o);
+	}
+	return rc == DTC_OK ? CLI_EXIT_OK : CLI_EXIT_WARN;
+}
+
+/*
+ * A capture starts with its header map (CBOR major type 5) or a zstd
+ * frame; ELF and DOF with their magic.  Anything else is read as DOF and
+ * refused as such, with the reason.
+ */
+static int
+is_capture(cli *c, const char *path)
+{
+	unsigned char m[4];
+	size_t n;
+	FILE *fp;
+
+	if ((fp = fopen(path, "rb")) == NULL)
+		return 0;       /* slurp says why */
+	n = fread(m, 1, sizeof(m), fp);
+	fclose(fp);
+	(void)c;
+	return (n >= 1 && m[0] >= 0xa0 && m[0] <= 0xbf) ||
+	    (n == 4 && m[0] == 0x28 && m[1] == 0xb5 && m[2] == 0x2f &&
+	    m[3] == 0xfd);
+}
+
 int
 dtsnap_dof_main(cli *c, int argc, char **argv)
 {
 	const char *path = NULL, *fmt = "text";
 	uint8_t *img;
 	const uint8_t *dof;
-	size_t len, doflen, i;
+	size_t len, doflen;
 	dtc_error err = DTC_ERROR_INIT;
 	dtc_dof *d;
-	int json, k;
+	int json, k, rc = CLI_EXIT_OK;
 
 	for (k = 1; k < argc; k++) {
 		if (strcmp(argv[k], "-h") == 0 ||
@@ -616,6 +741,10 @@ dtsnap_dof_main(cli *c, int argc, char **argv)
 	else
 		cli_usage_error(c, "dof: -f takes text or json, not '%s'", fmt);
 
+	if (is_capture(c, path)) {
+		rc = list_capture(c, path, json);
+		goto out;
+	}
 	if ((img = slurp(c, path, &len)) == NULL)
 		return CLI_EXIT_WARN;
 	if (len >= 4 && memcmp(img, "\177ELF", 4) == 0) {
@@ -633,21 +762,12 @@ dtsnap_dof_main(cli *c, int argc, char **argv)
 		return CLI_EXIT_WARN;
 	}
 	free(img);
-	for (i = 0; i < dtc_dof_nproblems(d); i++)
-		cli_report(c, dtc_dof_problem(d, i));
-	if (json) {
-		json_t *o = json_list(d);
-
-		json_dumpf(o, stdout, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-		fputc('\n', stdout);
-		json_decref(o);
-	} else {
-		text_list(stdout, path, d);
-	}
+	list(c, d, path, NULL, json, NULL);
 	dtc_dof_close(d);
+out:
 	if (fflush(stdout) != 0) {
 		cli_warn(c, "standard output: %s", strerror(errno));
 		return CLI_EXIT_WARN;
 	}
-	return c->status;
+	return rc != CLI_EXIT_OK ? rc : c->status;
 }

@@ -1257,7 +1257,7 @@ synth_json(synth *s, json_t *root, FILE *out)
 {
 	static const char *const keys[] = { "header", "options",
 	    "options_later", "probes", "eprobes", "aggs", "ksyms", "procs",
-	    "clock", "passes", "end", "ctf", NULL };
+	    "clock", "passes", "end", "ctf", "dof", NULL };
 	static const char *const endkeys[] = { "exit_status", NULL };
 	dtc_writer_header h;
 	dtc_writer *w = NULL;
@@ -1291,7 +1291,8 @@ synth_json(synth *s, json_t *root, FILE *out)
 	    nprobes) != 0 ||
 	    do_ksyms(s, json_object_get(root, "ksyms"), NULL) != 0 ||
 	    do_procs(s, json_object_get(root, "procs"), NULL) != 0 ||
-	    do_clock(s, json_object_get(root, "clock"), NULL) != 0)
+	    do_clock(s, json_object_get(root, "clock"), NULL) != 0 ||
+	    sy_dof(s, json_object_get(root, "dof"), NULL) != 0)
 		goto out;
 	if ((endv = json_object_get(root, "end")) != NULL) {
 		mark = sy_key(s, "end");
@@ -1308,7 +1309,8 @@ synth_json(synth *s, json_t *root, FILE *out)
 	    do_ksyms(s, json_object_get(root, "ksyms"), w) != 0 ||
 	    do_procs(s, json_object_get(root, "procs"), w) != 0 ||
 	    do_clock(s, json_object_get(root, "clock"), w) != 0 ||
-	    (opts != NULL && write_options(s, w, opts) != 0))
+	    (opts != NULL && write_options(s, w, opts) != 0) ||
+	    sy_dof(s, json_object_get(root, "dof"), w) != 0)
 		goto out;
 	json_array_foreach(passes, i, p) {
 		mark = sy_key(s, "passes");

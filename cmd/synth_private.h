@@ -134,6 +134,9 @@ int sy_ctf_size(synth *s, const char *typeref, uint32_t *size);
 int sy_ctf_write(synth *s, dtc_writer *w);
 void sy_ctf_free(synth *s);
 
+/* ---- synth_dof.c: the "dof" key (dof items); w NULL only checks ---- */
+int sy_dof(synth *s, json_t *arr, dtc_writer *w);
+
 /* ---- synth.c: paths, errors and JSON getters ---- */
 
 /* Push ".key" / "[i]" on the path; returns the mark sy_pop restores. */

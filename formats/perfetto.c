@@ -16,7 +16,7 @@
  *  - drops, faults, headers and the rest as instant events on the capture
  *    track, their category ("drop", "ERROR", ...) saying which;
  *  - aggregation printings as counter tracks (TYPE_COUNTER), one per
- *    variable and row ("@name key"), the first MAXSERIES rows and the rest
+ *    variable and row ("@name key"), the first TIMELINE_MAXSERIES rows and the rest
  *    summed as "(other rows)", under the capture's process.
  * Timestamps as trace_event.c chooses them (ns; DTrace v2: 1 us apart in
  * the order read), in the packet's default clock.
@@ -30,8 +30,10 @@
  * Streaming: every TracePacket is packed by protobuf-c on its own and
  * written as a length-delimited field 1 of Trace, so the output is one
  * Trace message nobody holds whole; memory is the interning table, the
- * tracks and one packet.  The dt2json line is parsed back with jansson
- * (one parse per firing: the price of having model.c's values exactly).
+ * tracks and one packet.  model.c builds the dt2json line into a tape
+ * (modeltape.c: its builder calls, with the values a JSON reader would
+ * read back), which becomes the annotations: no JSON is written or
+ * parsed.
  */
 #define _GNU_SOURCE
 #include <inttypes.h>
@@ -40,18 +42,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "emitter.h"
 #include "model.h"
+#include "modeltape.h"
 #include "timeline.h"
 #include "perfetto_trace.pb-c.h"
 
-#define CAPTURE_PID 1000000000  /* as trace_event.c: above any real pid */
 #define CAPTURE_TID 1000000
-#define MAXSERIES 32
 #define MAXOPEN 256
-#define MAXNAME 80
 #define SEQ_ID 1                /* our one packet sequence */
 #define MAXINTERN (1u << 21)    /* strings interned, at most */
 #define MAXSTRLEN 4096          /* longer string values go inline */
@@ -93,24 +91,12 @@ typedef struct pending {
 } pending;
 
 typedef struct pf_state {
+	timeline tl;             /* first: the capture, the firing */
 	FILE *out, *err;
 	dtc_emitter_opts o;
-	void *model;
-	FILE *pf, *of;
-	dtc_buf pb, ob;
-	uint32_t capture, cpid;
-	int v2;
-	uint64_t seq, last_ts;
+	model_out *pt, *ot;      /* the probe lines' and other lines' tapes */
+	const dtc_event *ev;     /* the event whose lines are drained */
 	int packets;             /* written so far */
-	/* the firing in progress */
-	int pcpu;
-	uint64_t pts;
-	const char *pname;
-	int flow;
-	dtc_buf msg;
-	int havemsg;
-	uint64_t upid;
-	int haveupid;
 	pfcpu *cpus;
 	size_t ncpus;
 	/* interning: one table for every kind, ids counted per kind */
@@ -451,100 +437,111 @@ da_name(pf_state *st, pf_da *d, const char *name, size_t n)
 	}
 }
 
-/* a JSON value as d's value (the strings stay jansson's until the
- * packet is written) */
-static void
-da_value(pf_state *st, pf_da *d, json_t *v)
+/* past the value at ops[i]: the index after it */
+static size_t
+skip(const mt_op *ops, size_t i)
 {
-	const char *k, *s;
-	json_t *x;
-	size_t i, n;
+	size_t depth = 0;
+
+	do {
+		if (ops[i].op == MT_MAP || ops[i].op == MT_ARR)
+			depth++;
+		else if (ops[i].op == MT_END)
+			depth--;
+		i++;
+	} while (depth > 0);
+	return i;
+}
+
+/* The value at ops[i] as d's value (its strings stay the tape's until
+ * the packet is written); the index after it.  What is built, and the
+ * order in which names and strings are interned, is what jansson's tree
+ * of the JSON line gave, member by member. */
+static size_t
+da_value(pf_state *st, pf_da *d, const mt_op *ops, size_t i,
+    const char *text)
+{
+	const mt_op *v = &ops[i];
+	size_t k, n;
 	uint64_t id;
 	int isnew;
 
-	switch (json_typeof(v)) {
-	case JSON_OBJECT:
-		n = json_object_size(v);
-		if (n == 0 || (d->dictionary_entries = da_ptrs(st, n)) == NULL)
-			break;
-		i = 0;
-		json_object_foreach(v, k, x) {
-			pf_da *e;
-
-			if (json_is_null(x))
-				continue;        /* no null in a trace: left out */
-			if ((e = da_new(st)) == NULL) {
-				st->nomem = 1;
-				break;
-			}
-			da_name(st, e, k, strlen(k));
-			da_value(st, e, x);
-			d->dictionary_entries[i++] = e;
-		}
-		d->n_dictionary_entries = i;
-		break;
-	case JSON_ARRAY:
-		n = json_array_size(v);
-		if (n == 0 || (d->array_values = da_ptrs(st, n)) == NULL)
-			break;
-		for (i = 0; i < n; i++) {
+	switch (v->op) {
+	case MT_MAP:
+	case MT_ARR:
+		n = v->nkids;
+		i++;
+		if (n == 0 || (v->op == MT_MAP ? (d->dictionary_entries =
+		    da_ptrs(st, n)) : (d->array_values = da_ptrs(st, n))) ==
+		    NULL)
+			return skip(ops, i - 1);
+		for (k = 0; k < n; k++) {
 			pf_da *e = da_new(st);
 
 			if (e == NULL) {
 				st->nomem = 1;
 				break;
 			}
-			da_value(st, e, json_array_get(v, i));
-			d->array_values[i] = e;
+			if (v->op == MT_MAP) {
+				da_name(st, e, text + ops[i].key,
+				    ops[i].klen);
+				i = da_value(st, e, ops, i, text);
+				d->dictionary_entries[k] = e;
+			} else {
+				i = da_value(st, e, ops, i, text);
+				d->array_values[k] = e;
+			}
 		}
-		d->n_array_values = i;
-		break;
-	case JSON_STRING:
-		s = json_string_value(v);
-		n = json_string_length(v);
-		id = n <= MAXSTRLEN ? intern(st, K_STR, s, n, &isnew) : 0;
+		if (v->op == MT_MAP)
+			d->n_dictionary_entries = k;
+		else
+			d->n_array_values = k;
+		/* what is left when memory ran out, and the end */
+		for (; k < n; k++)
+			i = skip(ops, i);
+		return i + 1;
+	case MT_STR:
+		n = v->v.s.len;
+		id = n <= MAXSTRLEN ? intern(st, K_STR, text + v->v.s.off, n,
+		    &isnew) : 0;
 		if (id != 0) {
 			d->has_string_value_iid = 1;
 			d->string_value_iid = id;
 		} else {
-			d->string_value = (char *)s;
+			d->string_value = (char *)text + v->v.s.off;
 		}
 		break;
-	case JSON_INTEGER:
+	case MT_INT:
 		d->has_int_value = 1;
-		d->int_value = json_integer_value(v);
+		d->int_value = v->v.i;
 		break;
-	case JSON_REAL:
+	case MT_DBL:
 		d->has_double_value = 1;
-		d->double_value = json_real_value(v);
+		d->double_value = v->v.d;
 		break;
-	case JSON_TRUE:
-	case JSON_FALSE:
+	case MT_BOOL:
 		d->has_bool_value = 1;
-		d->bool_value = json_is_true(v);
+		d->bool_value = v->v.b;
 		break;
 	default:
 		break;           /* null in an array: an empty annotation */
 	}
+	return i + 1;
 }
 
-/* A line's members as ev's annotations; the parsed line, for the caller
- * to free after the packet is written (NULL: not JSON, left out) */
-static json_t *
-annotate(pf_state *st, Perfetto__Protos__TrackEvent *te, const char *line,
-    size_t n)
+/* A line's members as te's annotations */
+static void
+annotate(pf_state *st, Perfetto__Protos__TrackEvent *te, const mt_op *ops,
+    size_t n, const char *text)
 {
-	json_error_t je;
-	json_t *j = json_loadb(line, n, JSON_ALLOW_NUL, &je);
 	pf_da top;
 
-	if (j == NULL)
-		return NULL;
+	if (n == 0)
+		return;
 	perfetto__protos__debug_annotation__init(&top);
-	da_value(st, &top, j);
+	da_value(st, &top, ops, 0, text);
 	te->n_debug_annotations = top.n_dictionary_entries;
 	te->debug_annotations = top.dictionary_entries;
-	return j;
 }
 
 /* ------------------------------------------------------------------ */
@@ -599,7 +596,7 @@ cpu_track(pf_state *st, int cpu)
 	char name[32];
 
 	for (i = 0; i < st->ncpus; i++)
-		if (st->cpus[i].capture == st->capture &&
+		if (st->cpus[i].capture == st->tl.capture &&
 		    st->cpus[i].cpu == cpu)
 			return &st->cpus[i];
 	if ((c = realloc(st->cpus, (st->ncpus + 1) * sizeof(*c))) == NULL) {
@@ -609,36 +606,18 @@ cpu_track(pf_state *st, int cpu)
 	st->cpus = c;
 	c = &st->cpus[st->ncpus++];
 	memset(c, 0, sizeof(*c));
-	c->capture = st->capture;
+	c->capture = st->tl.capture;
 	c->cpu = cpu;
 	snprintf(name, sizeof(name), "CPU %d", cpu);
-	thread_track(st, U_CPU | (uint64_t)st->capture << 32 | (uint32_t)cpu,
-	    (int32_t)st->cpid, cpu, name);
+	thread_track(st, U_CPU | (uint64_t)st->tl.capture << 32 | (uint32_t)cpu,
+	    (int32_t)st->tl.cpid, cpu, name);
 	return c;
 }
 
 static uint64_t
 cpu_uuid(const pf_state *st, int cpu)
 {
-	return U_CPU | (uint64_t)st->capture << 32 | (uint32_t)cpu;
-}
-
-/* The time of an event, in ns: trace_event.c's choice. */
-static uint64_t
-event_ns(pf_state *st, const dtc_event *ev, int firing)
-{
-	uint64_t wall;
-
-	if (st->v2) {
-		if (firing)
-			st->seq++;
-		return st->seq * 1000;
-	}
-	if (ev->timestamp != 0 && firing)
-		st->last_ts = ev->timestamp;
-	if (dtc_reader_walltime(ev->reader, st->last_ts, &wall))
-		return wall;
-	return st->last_ts;
+	return U_CPU | (uint64_t)st->tl.capture << 32 | (uint32_t)cpu;
 }
 
 /* an event named name (interned) of type on uuid at ns; the caller adds
@@ -702,8 +681,8 @@ process_copy(pf_state *st, const char *name, size_t n)
 	int isnew;
 	char tname[32];
 
-	tid = (uint32_t)st->upid;
-	pid = st->upid >> 32 != 0 ? (uint32_t)(st->upid >> 32) : tid;
+	tid = (uint32_t)st->tl.upid;
+	pid = st->tl.upid >> 32 != 0 ? (uint32_t)(st->tl.upid >> 32) : tid;
 	key = (uint64_t)pid << 32 | tid;
 	if ((pid_id = intern(st, K_PROC, (const char *)&pid, sizeof(pid),
 	    &isnew)) == 0)
@@ -726,14 +705,14 @@ process_copy(pf_state *st, const char *name, size_t n)
 		    (int32_t)tid, tname);
 	}
 	event_init(st, &pk, &te, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT,
-	    U_THREAD | tid_id, name, n, st->pts);
+	    U_THREAD | tid_id, name, n, st->tl.pts);
 	if ((a = da_new(st)) != NULL && (b = da_new(st)) != NULL) {
 		da_name(st, a, "cpu", 3);
 		a->has_int_value = 1;
-		a->int_value = st->pcpu;
+		a->int_value = st->tl.pcpu;
 		da_name(st, b, "capture", 7);
 		b->has_int_value = 1;
-		b->int_value = st->capture;
+		b->int_value = st->tl.capture;
 		d[0] = a;
 		d[1] = b;
 		te.n_debug_annotations = 2;
@@ -749,32 +728,32 @@ process_copy(pf_state *st, const char *name, size_t n)
 
 
 static void
-firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
+firing_line(void *arg, const mt_op *ops, size_t nops, const char *text)
 {
 	pf_state *st = arg;
+	const dtc_event *ev = st->ev;
 	Perfetto__Protos__TracePacket pk;
 	Perfetto__Protos__TrackEvent te;
-	pfcpu *c = cpu_track(st, st->pcpu);
+	pfcpu *c = cpu_track(st, st->tl.pcpu);
 	const char *fn = ev->probe != NULL && ev->probe->function != NULL &&
-	    ev->probe->function[0] != '\0' ? ev->probe->function : st->pname;
+	    ev->probe->function[0] != '\0' ? ev->probe->function : st->tl.pname;
 	const char *name;
 	size_t nn;
-	json_t *j;
 	int i, type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
 
 	if (c == NULL)
 		return;
-	if (st->flow == 1 && c->nopen < MAXOPEN) {
+	if (st->tl.flow == 1 && c->nopen < MAXOPEN) {
 		c->open[c->nopen++] = fn;
 		type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN;
-	} else if (st->flow == 2) {
+	} else if (st->tl.flow == 2) {
 		for (i = c->nopen; i > 0 && strcmp(c->open[i - 1], fn) != 0;
 		    i--)
 			continue;
 		if (i > 0) {
 			while (c->nopen > i) {
 				c->nopen--;
-				slice_end(st, cpu_uuid(st, st->pcpu), st->pts);
+				slice_end(st, cpu_uuid(st, st->tl.pcpu), st->tl.pts);
 			}
 			c->nopen--;
 			type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
@@ -783,26 +762,26 @@ firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 	if (type != PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT) {
 		name = fn;
 		nn = strlen(fn);
-	} else if (st->havemsg) {
-		name = st->msg.s;
-		nn = st->msg.len;
+	} else if (st->tl.havemsg) {
+		name = st->tl.msg.s;
+		nn = st->tl.msg.len;
 	} else {
-		name = st->pname;
-		nn = strlen(st->pname);
+		name = st->tl.pname;
+		nn = strlen(st->tl.pname);
 	}
-	event_init(st, &pk, &te, type, cpu_uuid(st, st->pcpu), name, nn,
-	    st->pts);
-	j = annotate(st, &te, line, n);
+	event_init(st, &pk, &te, type, cpu_uuid(st, st->tl.pcpu), name, nn,
+	    st->tl.pts);
+	annotate(st, &te, ops, nops, text);
 	emit(st, &pk);
-	json_decref(j);
-	if (st->haveupid)
+	if (st->tl.haveupid)
 		process_copy(st, name, nn);
 }
 
 static void
-other_line(void *arg, const char *line, size_t n, const dtc_event *ev)
+other_line(void *arg, const mt_op *ops, size_t nops, const char *text)
 {
 	pf_state *st = arg;
+	const dtc_event *ev = st->ev;
 	Perfetto__Protos__TracePacket pk;
 	Perfetto__Protos__TrackEvent te;
 	static const char *const kinds[][2] = {
@@ -813,23 +792,40 @@ other_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 	char *cat[1];
 	const char *name = "event";
 	size_t i;
-	json_t *j;
 	uint64_t ns;
 
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		if (timeline_starts(line, n, kinds[i][0])) {
+		if (modeltape_starts(ops, nops, text, kinds[i][0])) {
 			name = kinds[i][1];
 			break;
 		}
-	ns = ev->type == DTC_EV_RECORD ? st->pts : event_ns(st, ev, 0);
+	ns = ev->type == DTC_EV_RECORD ? st->tl.pts : timeline_event_ns(&st->tl, ev, 0);
 	event_init(st, &pk, &te, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT,
-	    U_CTHREAD | st->capture, name, strlen(name), ns);
+	    U_CTHREAD | st->tl.capture, name, strlen(name), ns);
 	cat[0] = (char *)name;
 	te.n_categories = 1;
 	te.categories = cat;
-	j = annotate(st, &te, line, n);
+	annotate(st, &te, ops, nops, text);
 	emit(st, &pk);
-	json_decref(j);
+}
+
+/* model.c's finished lines of ev */
+static void
+drain_other(timeline *t, const dtc_event *ev)
+{
+	pf_state *st = (pf_state *)t;
+
+	st->ev = ev;
+	modeltape_drain(st->ot, st, other_line);
+}
+
+static void
+drain_probe(timeline *t, const dtc_event *ev)
+{
+	pf_state *st = (pf_state *)t;
+
+	st->ev = ev;
+	modeltape_drain(st->pt, st, firing_line);
 }
 
 /* ------------------------------------------------------------------ */
@@ -847,8 +843,8 @@ counter(pf_state *st, const char *var, const char *series, size_t sn,
 
 	/* the key: capture, "@var", NUL, series */
 	dtc_buf_reset(&st->name);
-	dtc_buf_append(&st->name, (const char *)&st->capture,
-	    sizeof(st->capture));
+	dtc_buf_append(&st->name, (const char *)&st->tl.capture,
+	    sizeof(st->tl.capture));
 	dtc_buf_printf(&st->name, "@%s", var);
 	dtc_buf_append(&st->name, "", 1);
 	if (dtc_buf_append(&st->name, series, sn) != 0 ||
@@ -863,7 +859,7 @@ counter(pf_state *st, const char *var, const char *series, size_t sn,
 		dtc_buf_printf(&st->name, "@%s ", var);
 		dtc_buf_append(&st->name, series, sn);
 		dtc_buf_append(&st->name, "", 1);
-		track(st, U_COUNTER | id, U_CAPTURE | st->capture,
+		track(st, U_COUNTER | id, U_CAPTURE | st->tl.capture,
 		    st->name.s, NULL, NULL, 1);
 	}
 	event_init(st, &pk, &te, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER,
@@ -873,42 +869,33 @@ counter(pf_state *st, const char *var, const char *series, size_t sn,
 	emit(st, &pk);
 }
 
+/* one series of a variable's counters */
+struct series_arg {
+	pf_state *st;
+	const char *var;
+	uint64_t ns;
+};
+
 static void
-counters(pf_state *st, const dtc_event *ev, const dtc_aggprint *ap,
+series(void *arg, const char *name, size_t n, int64_t value, int first)
+{
+	struct series_arg *a = arg;
+
+	(void)first;
+	counter(a->st, a->var, name, n, value, a->ns);
+}
+
+static void
+counters(timeline *t, const dtc_event *ev, const dtc_aggprint *ap,
     uint64_t ns)
 {
-	uint32_t j, k;
-	size_t i;
-	int64_t other;
-	const char *var;
+	pf_state *st = (pf_state *)t;
+	struct series_arg a = { st, NULL, ns };
+	uint32_t j;
 
 	for (j = 0; j < ap->nvars; j++) {
-		var = ap->vars[j].name != NULL ? ap->vars[j].name : "";
-		other = 0;
-		for (i = 0; i < ap->nrows; i++) {
-			const dtc_aggrow *row = &ap->rows[i];
-			const dtc_aggvar *av = row->var != NULL ? row->var :
-			    &ap->vars[0];
-
-			if (i >= MAXSERIES) {
-				other += timeline_agg_value(&row->vals[j]);
-				continue;
-			}
-			dtc_buf_reset(&st->scratch);
-			for (k = 0; k < av->nkeys; k++) {
-				if (k > 0)
-					dtc_buf_append(&st->scratch, ", ", 2);
-				timeline_key_text(&st->scratch, ev->reader,
-				    &row->keys[k]);
-			}
-			if (av->nkeys == 0)
-				dtc_buf_append(&st->scratch, "value", 5);
-			counter(st, var, st->scratch.s != NULL ?
-			    st->scratch.s : "", st->scratch.len,
-			    timeline_agg_value(&row->vals[j]), ns);
-		}
-		if (ap->nrows > MAXSERIES)
-			counter(st, var, "(other rows)", 12, other, ns);
+		a.var = ap->vars[j].name != NULL ? ap->vars[j].name : "";
+		timeline_series(ap, j, ev->reader, &st->scratch, &a, series);
 	}
 }
 
@@ -916,122 +903,35 @@ counters(pf_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 /* Events                                                              */
 /* ------------------------------------------------------------------ */
 
-static int
-on_begin(const dtc_event *ev, void *arg)
+/* a new capture: its process and its "capture" thread */
+static void
+begin(timeline *t, const dtc_event *ev)
 {
-	pf_state *st = arg;
+	pf_state *st = (pf_state *)t;
 	Perfetto__Protos__ProcessDescriptor p =
 	    PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
-	int rc;
 
-	st->capture++;
-	st->cpid = CAPTURE_PID + st->capture;
-	st->v2 = ev->header != NULL && ev->header->v2;
-	st->seq = 0;
-	st->last_ts = 0;
 	p.has_pid = 1;
-	p.pid = (int32_t)st->cpid;
+	p.pid = (int32_t)st->tl.cpid;
 	p.process_name = (char *)(ev->source != NULL ? ev->source :
 	    "capture");
-	track(st, U_CAPTURE | st->capture, 0, p.process_name, &p, NULL, 0);
-	thread_track(st, U_CTHREAD | st->capture, (int32_t)st->cpid,
+	track(st, U_CAPTURE | st->tl.capture, 0, p.process_name, &p, NULL, 0);
+	thread_track(st, U_CTHREAD | st->tl.capture, (int32_t)st->tl.cpid,
 	    CAPTURE_TID, "capture");
-	rc = model_on_begin(ev, st->model);
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	return rc;
 }
 
-static int
-on_probe(const dtc_event *ev, void *arg)
+/* slices still open end with their capture */
+static void
+end(timeline *t, const dtc_event *ev, uint64_t ns)
 {
-	pf_state *st = arg;
-	const dtc_probedesc *p = ev->probe;
-
-	st->pcpu = ev->cpu;
-	st->pts = event_ns(st, ev, 1);
-	st->pname = p != NULL && p->fullname != NULL ? p->fullname :
-	    "(unknown probe)";
-	st->flow = timeline_flow(p);
-	st->havemsg = 0;
-	st->haveupid = 0;
-	return model_on_probe(ev, st->model);
-}
-
-static int
-on_record(const dtc_event *ev, void *arg)
-{
-	pf_state *st = arg;
-	const dtc_value *v = ev->value;
-	int rc;
-
-	if (v != NULL && !st->haveupid && v->pid != 0 &&
-	    (v->kind == DTC_V_USTACK || v->kind == DTC_V_USYM ||
-	    v->kind == DTC_V_UMOD || v->kind == DTC_V_UADDR)) {
-		st->upid = v->pid;
-		st->haveupid = 1;
-	}
-	if (v != NULL && v->kind == DTC_V_PRINTF && !st->havemsg &&
-	    v->action == DTC_ACT_PRINTF)
-		st->havemsg = timeline_msg(&st->msg, ev->reader, v, MAXNAME);
-	if (v != NULL && v->kind == DTC_V_PRINTA && v->agg != NULL)
-		counters(st, ev, v->agg, st->pts);
-	rc = model_on_record(ev, st->model);
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	return rc;
-}
-
-static int
-on_probe_end(const dtc_event *ev, void *arg)
-{
-	pf_state *st = arg;
-	int rc = model_on_probe_end(ev, st->model);
-
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
-	return rc;
-}
-
-static int
-on_agg(const dtc_event *ev, void *arg)
-{
-	pf_state *st = arg;
-	int rc;
-
-	if (ev->agg != NULL)
-		counters(st, ev, ev->agg, event_ns(st, ev, 0));
-	rc = model_on_agg(ev, st->model);
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	return rc;
-}
-
-#define OTHER(name, fn) \
-static int name(const dtc_event *ev, void *arg) \
-{ \
-	pf_state *st = arg; \
-	int rc = fn(ev, st->model); \
-	timeline_drain(st, st->of, &st->ob, other_line, ev); \
-	timeline_drain(st, st->pf, &st->pb, firing_line, ev); \
-	return rc; \
-}
-OTHER(on_drop, model_on_drop)
-OTHER(on_error, model_on_error)
-OTHER(on_notice, model_on_notice)
-#undef OTHER
-
-static int
-on_end(const dtc_event *ev, void *arg)
-{
-	pf_state *st = arg;
-	int rc = model_on_end(ev, st->model);
-	uint64_t ns = event_ns(st, ev, 0);
+	pf_state *st = (pf_state *)t;
 	size_t i;
 
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
+	(void)ev;
 	for (i = 0; i < st->ncpus; i++) {
 		pfcpu *c = &st->cpus[i];
 
-		if (c->capture != st->capture)
+		if (c->capture != st->tl.capture)
 			continue;
 		while (c->nopen > 0) {
 			c->nopen--;
@@ -1039,8 +939,12 @@ on_end(const dtc_event *ev, void *arg)
 			    (uint32_t)c->cpu, ns);
 		}
 	}
-	return rc;
 }
+
+static const timeline_ops pf_ops = {
+	.begin = begin, .counters = counters, .drain_other = drain_other,
+	.drain_probe = drain_probe, .end = end,
+};
 
 /* ------------------------------------------------------------------ */
 /* The run                                                             */
@@ -1057,16 +961,11 @@ pf_create(const dtc_emitter_opts *o)
 	st->out = o->out;
 	st->err = o->err;
 	st->o = *o;
-	dtc_buf_init(&st->pb);
-	dtc_buf_init(&st->ob);
-	if ((st->pf = timeline_buf_file(&st->pb)) == NULL ||
-	    (st->of = timeline_buf_file(&st->ob)) == NULL ||
-	    (st->model = model_create(o, model_json_new(st->pf),
-	    model_json_new(st->of))) == NULL) {
-		if (st->pf != NULL)
-			fclose(st->pf);
-		if (st->of != NULL)
-			fclose(st->of);
+	st->tl.ops = &pf_ops;
+	st->pt = modeltape_new();
+	st->ot = modeltape_new();
+	/* (model_create frees the tapes when it fails) */
+	if ((st->tl.model = model_create(o, st->pt, st->ot)) == NULL) {
 		free(st);
 		return NULL;
 	}
@@ -1080,9 +979,9 @@ pf_destroy(void *state)
 	size_t i;
 	int rc;
 
-	rc = model_destroy(st->model);
-	fclose(st->pf);
-	fclose(st->of);
+	if (modeltape_nomem(st->pt) || modeltape_nomem(st->ot))
+		st->nomem = 1;
+	rc = model_destroy(st->tl.model);
 	if (st->nomem) {
 		fputs("dtconsume: out of memory: the trace is incomplete\n",
 		    st->err);
@@ -1105,9 +1004,7 @@ pf_destroy(void *state)
 	free(st->is);
 	free(st->ptrs);
 	free(st->pkbuf);
-	dtc_buf_free(&st->pb);
-	dtc_buf_free(&st->ob);
-	dtc_buf_free(&st->msg);
+	dtc_buf_free(&st->tl.msg);
 	dtc_buf_free(&st->keys);
 	dtc_buf_free(&st->scratch);
 	dtc_buf_free(&st->name);
@@ -1120,15 +1017,5 @@ const dtc_emitter dtc_fmt_perfetto = {
 	.description = "Perfetto trace (protobuf TrackEvents)",
 	.create = pf_create,
 	.destroy = pf_destroy,
-	.handler = {
-		.begin = on_begin,
-		.probe = on_probe,
-		.record = on_record,
-		.probe_end = on_probe_end,
-		.agg = on_agg,
-		.drop = on_drop,
-		.error = on_error,
-		.notice = on_notice,
-		.end = on_end,
-	},
+	.handler = TIMELINE_HANDLER,
 };

@@ -4,7 +4,7 @@
  * chrome://tracing and speedscope open.
  *
  * What a capture becomes (dtconsume(1), TRACE EVENTS, says it to users):
- *  - a process per capture (pid CAPTURE_PID + 1, + 2, ... in the order of
+ *  - a process per capture (pid TIMELINE_CAPTURE_PID + 1, + 2, ... in the order of
  *    the files, named after the file), a thread per CPU ("CPU n", tid n)
  *    and one for what belongs to no CPU ("capture", tid CAPTURE_TID);
  *  - a firing whose records carry a process (ustack(), usym(), umod(),
@@ -27,7 +27,7 @@
  *    every track) named "drop" and "ERROR", their dt2json line as args;
  *  - each aggregation printing (printa() or the end of the run) a counter
  *    event per variable ("@name"), a series per row (the first
- *    MAXSERIES rows, the rest summed as "(other rows)"): the value dtrace
+ *    TIMELINE_MAXSERIES rows, the rest summed as "(other rows)"): the value dtrace
  *    prints (a histogram: its count), and an instant event on the
  *    capture thread with the printing's dt2json line.
  * Timestamps ("ts", microseconds): the record's own (legacy captures),
@@ -53,12 +53,8 @@
 #include "model.h"
 #include "timeline.h"
 
-#define CAPTURE_PID 1000000000 /* + 1, 2, ...: a capture's process
-                            * (above any pid a kernel hands out) */
 #define CAPTURE_TID 1000000
-#define MAXSERIES 32
 #define MAXOPEN 256         /* open slices kept per CPU */
-#define MAXNAME 80          /* bytes of a printf message as event name */
 
 /* A stack frame node: (parent, pc) -> id (index + 1). */
 typedef struct sfnode {
@@ -77,30 +73,13 @@ typedef struct tecpu {
 } tecpu;
 
 typedef struct te_state {
+	timeline tl;             /* first: the capture, the firing */
 	FILE *out, *err, *samples;
 	dtc_emitter_opts o;
-	void *model;
 	FILE *pf, *of;           /* model.c's lines land in pb, ob */
 	dtc_buf pb, ob;
 	int nevents;             /* events written (for the commas) */
 	int nsamples;
-	uint32_t capture;
-	uint32_t cpid;           /* CAPTURE_PID + capture */
-	int v2;                  /* records carry no timestamp */
-	int wall, hr;            /* a clock of each kind was used */
-	uint64_t seq;            /* v2: firings so far */
-	uint64_t last_ts;        /* ns of the last firing */
-	const dtc_reader *reader;
-	/* the firing in progress */
-	const dtc_event *pev;    /* the probe event (valid until probe_end) */
-	int pcpu;
-	uint64_t pts;
-	const char *pname;
-	int flow;                /* 1 entry, 2 return, 0 neither */
-	dtc_buf msg;             /* its first printf message */
-	int havemsg;
-	uint64_t upid;           /* the pid its user values carry */
-	int haveupid;
 	/* processes and threads seen (their names written) */
 	uint64_t *threads;       /* pid << 32 | tid */
 	size_t nthreads;
@@ -140,7 +119,7 @@ cpu_track(te_state *st, int cpu)
 	size_t i;
 
 	for (i = 0; i < st->ncpus; i++)
-		if (st->cpus[i].capture == st->capture &&
+		if (st->cpus[i].capture == st->tl.capture &&
 		    st->cpus[i].cpu == cpu)
 			return &st->cpus[i];
 	if ((c = realloc(st->cpus, (st->ncpus + 1) * sizeof(*c))) == NULL) {
@@ -150,41 +129,18 @@ cpu_track(te_state *st, int cpu)
 	st->cpus = c;
 	c = &st->cpus[st->ncpus++];
 	memset(c, 0, sizeof(*c));
-	c->capture = st->capture;
+	c->capture = st->tl.capture;
 	c->cpu = cpu;
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%"
 	    PRIu32 ",\"tid\":%d,\"args\":{\"name\":\"CPU %d\"}}",
-	    st->cpid, cpu, cpu);
+	    st->tl.cpid, cpu, cpu);
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"M\",\"name\":\"thread_sort_index\","
 	    "\"pid\":%" PRIu32 ",\"tid\":%d,\"args\":{\"sort_index\":%d}}",
-	    st->cpid, cpu, cpu);
+	    st->tl.cpid, cpu, cpu);
 	return c;
 }
-
-/* The time of an event, in ns (see the comment at the top). */
-static uint64_t
-event_ns(te_state *st, const dtc_event *ev, int firing)
-{
-	uint64_t wall;
-
-	if (st->v2) {
-		if (firing)
-			st->seq++;
-		return st->seq * 1000;
-	}
-	if (ev->timestamp != 0 && firing)
-		st->last_ts = ev->timestamp;
-	if (dtc_reader_walltime(ev->reader, st->last_ts, &wall)) {
-		st->wall = 1;
-		return wall;
-	}
-	st->hr = 1;
-	return st->last_ts;
-}
-
-
 
 static void process_copy(te_state *st, const char *name, size_t n);
 
@@ -193,17 +149,17 @@ static void
 firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 {
 	te_state *st = arg;
-	tecpu *c = cpu_track(st, st->pcpu);
+	tecpu *c = cpu_track(st, st->tl.pcpu);
 	const char *fn = ev->probe != NULL && ev->probe->function != NULL &&
-	    ev->probe->function[0] != '\0' ? ev->probe->function : st->pname;
+	    ev->probe->function[0] != '\0' ? ev->probe->function : st->tl.pname;
 	int i, ph = 'i';
 
 	if (c == NULL)
 		return;
-	if (st->flow == 1 && c->nopen < MAXOPEN) {
+	if (st->tl.flow == 1 && c->nopen < MAXOPEN) {
 		c->open[c->nopen++] = fn;
 		ph = 'B';
-	} else if (st->flow == 2) {
+	} else if (st->tl.flow == 2) {
 		for (i = c->nopen; i > 0 && strcmp(c->open[i - 1], fn) != 0;
 		    i--)
 			continue;
@@ -216,8 +172,8 @@ firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 				jstr_put(st->out, c->open[c->nopen],
 				    strlen(c->open[c->nopen]));
 				fprintf(st->out, ",\"pid\":%" PRIu32 ",\"tid\":%d,",
-				    st->cpid, st->pcpu);
-				put_ts(st->out, st->pts);
+				    st->tl.cpid, st->tl.pcpu);
+				put_ts(st->out, st->tl.pts);
 				putc('}', st->out);
 			}
 			c->nopen--;
@@ -231,23 +187,23 @@ firing_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 	fputs("\"name\":", st->out);
 	if (ph != 'i')
 		jstr_put(st->out, fn, strlen(fn));
-	else if (st->havemsg)
-		jstr_put(st->out, st->msg.s, st->msg.len);
+	else if (st->tl.havemsg)
+		jstr_put(st->out, st->tl.msg.s, st->tl.msg.len);
 	else
-		jstr_put(st->out, st->pname, strlen(st->pname));
+		jstr_put(st->out, st->tl.pname, strlen(st->tl.pname));
 	fprintf(st->out, ",\"cat\":\"probe\",\"pid\":%" PRIu32 ",\"tid\":%d,",
-	    st->cpid, st->pcpu);
-	put_ts(st->out, st->pts);
+	    st->tl.cpid, st->tl.pcpu);
+	put_ts(st->out, st->tl.pts);
 	fputs(",\"args\":", st->out);
 	fwrite(line, 1, n, st->out);
 	putc('}', st->out);
-	if (st->haveupid) {
+	if (st->tl.haveupid) {
 		if (ph != 'i')
 			process_copy(st, fn, strlen(fn));
-		else if (st->havemsg)
-			process_copy(st, st->msg.s, st->msg.len);
+		else if (st->tl.havemsg)
+			process_copy(st, st->tl.msg.s, st->tl.msg.len);
 		else
-			process_copy(st, st->pname, strlen(st->pname));
+			process_copy(st, st->tl.pname, strlen(st->tl.pname));
 	}
 }
 
@@ -282,11 +238,11 @@ other_line(void *arg, const char *line, size_t n, const dtc_event *ev)
 	} else {
 		name = "event";
 	}
-	ns = ev->type == DTC_EV_RECORD ? st->pts : event_ns(st, ev, 0);
+	ns = ev->type == DTC_EV_RECORD ? st->tl.pts : timeline_event_ns(&st->tl, ev, 0);
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"i\",\"s\":\"%c\",\"name\":\"%s\","
 	    "\"cat\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%d,", global ? 'g' : 't',
-	    name, name, st->cpid, CAPTURE_TID);
+	    name, name, st->tl.cpid, CAPTURE_TID);
 	put_ts(st->out, ns);
 	fputs(",\"args\":", st->out);
 	fwrite(line, 1, n, st->out);
@@ -314,7 +270,7 @@ process_copy(te_state *st, const char *name, size_t n)
 	uint64_t key, *t;
 	size_t i;
 
-	split_pid(st->upid, &pid, &tid);
+	split_pid(st->tl.upid, &pid, &tid);
 	key = (uint64_t)pid << 32 | tid;
 	for (i = 0; i < st->nthreads && st->threads[i] != key; i++)
 		continue;
@@ -339,9 +295,9 @@ process_copy(te_state *st, const char *name, size_t n)
 	jstr_put(st->out, name, n);
 	fprintf(st->out, ",\"cat\":\"process\",\"pid\":%" PRIu32
 	    ",\"tid\":%" PRIu32 ",", pid, tid);
-	put_ts(st->out, st->pts);
+	put_ts(st->out, st->tl.pts);
 	fprintf(st->out, ",\"args\":{\"cpu\":%d,\"capture\":%" PRIu32 "}}",
-	    st->pcpu, st->capture);
+	    st->tl.pcpu, st->tl.capture);
 }
 
 /* ------------------------------------------------------------------ */
@@ -438,11 +394,11 @@ stack_sample(te_state *st, const dtc_event *ev, const dtc_value *v)
 			st->nomem = 1;
 	}
 	fprintf(st->samples, "%s\n{\"pid\":%" PRIu32 ",\"tid\":%d,"
-	    "\"cpu\":%d,\"name\":", st->nsamples++ ? "," : "", st->cpid,
-	    st->pcpu, st->pcpu);
-	jstr_put(st->samples, st->pname, strlen(st->pname));
+	    "\"cpu\":%d,\"name\":", st->nsamples++ ? "," : "", st->tl.cpid,
+	    st->tl.pcpu, st->tl.pcpu);
+	jstr_put(st->samples, st->tl.pname, strlen(st->tl.pname));
 	fputs(",", st->samples);
-	put_ts(st->samples, st->pts);
+	put_ts(st->samples, st->tl.pts);
 	fprintf(st->samples, ",\"sf\":%" PRIu32 ",\"weight\":1}", id);
 }
 
@@ -450,13 +406,24 @@ stack_sample(te_state *st, const dtc_event *ev, const dtc_value *v)
 /* Aggregations as counters                                            */
 /* ------------------------------------------------------------------ */
 
+/* one series of a counter event's args */
 static void
-counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
+series(void *arg, const char *name, size_t n, int64_t value, int first)
+{
+	te_state *st = arg;
+
+	if (!first)
+		putc(',', st->out);
+	jstr_put(st->out, name, n);
+	fprintf(st->out, ":%" PRId64, value);
+}
+
+static void
+counters(timeline *t, const dtc_event *ev, const dtc_aggprint *ap,
     uint64_t ns)
 {
-	uint32_t j, k;
-	size_t i;
-	int64_t other;
+	te_state *st = (te_state *)t;
+	uint32_t j;
 
 	for (j = 0; j < ap->nvars; j++) {
 		ev_begin(st);
@@ -466,37 +433,10 @@ counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 		    ap->vars[j].name : "");
 		jstr_put(st->out, st->scratch.s, st->scratch.len);
 		fprintf(st->out, ",\"pid\":%" PRIu32 ",\"tid\":%d,",
-		    st->cpid, CAPTURE_TID);
+		    st->tl.cpid, CAPTURE_TID);
 		put_ts(st->out, ns);
 		fputs(",\"args\":{", st->out);
-		other = 0;
-		for (i = 0; i < ap->nrows; i++) {
-			const dtc_aggrow *row = &ap->rows[i];
-			const dtc_aggvar *var = row->var != NULL ? row->var :
-			    &ap->vars[0];
-
-			if (i >= MAXSERIES) {
-				other += timeline_agg_value(&row->vals[j]);
-				continue;
-			}
-			dtc_buf_reset(&st->scratch);
-			for (k = 0; k < var->nkeys; k++) {
-				if (k > 0)
-					dtc_buf_append(&st->scratch, ", ", 2);
-				timeline_key_text(&st->scratch, ev->reader,
-				    &row->keys[k]);
-			}
-			if (var->nkeys == 0)
-				dtc_buf_append(&st->scratch, "value", 5);
-			if (i > 0)
-				putc(',', st->out);
-			jstr_put(st->out, st->scratch.s != NULL ? st->scratch.s :
-			    "", st->scratch.len);
-			fprintf(st->out, ":%" PRId64,
-			    timeline_agg_value(&row->vals[j]));
-		}
-		if (ap->nrows > MAXSERIES)
-			fprintf(st->out, ",\"(other rows)\":%" PRId64, other);
+		timeline_series(ap, j, ev->reader, &st->scratch, st, series);
 		fputs("}}", st->out);
 	}
 }
@@ -505,127 +445,62 @@ counters(te_state *st, const dtc_event *ev, const dtc_aggprint *ap,
 /* Events                                                              */
 /* ------------------------------------------------------------------ */
 
-static int
-on_begin(const dtc_event *ev, void *arg)
+/* a new capture: its process and its "capture" thread */
+static void
+begin(timeline *t, const dtc_event *ev)
 {
-	te_state *st = arg;
-	int rc;
+	te_state *st = (te_state *)t;
 
-	st->capture++;
-	st->cpid = CAPTURE_PID + st->capture;
-	st->v2 = ev->header != NULL && ev->header->v2;
-	st->seq = 0;
-	st->last_ts = 0;
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%"
-	    PRIu32 ",\"tid\":0,\"args\":{\"name\":", st->cpid);
+	    PRIu32 ",\"tid\":0,\"args\":{\"name\":", st->tl.cpid);
 	jstr_put(st->out, ev->source != NULL ? ev->source : "capture",
 	    ev->source != NULL ? strlen(ev->source) : 7);
 	fputs("}}", st->out);
 	ev_begin(st);
 	fprintf(st->out, "\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%"
 	    PRIu32 ",\"tid\":%d,\"args\":{\"name\":\"capture\"}}",
-	    st->cpid, CAPTURE_TID);
-	rc = model_on_begin(ev, st->model);
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	return rc;
+	    st->tl.cpid, CAPTURE_TID);
 }
 
-static int
-on_probe(const dtc_event *ev, void *arg)
+static void
+record(timeline *t, const dtc_event *ev)
 {
-	te_state *st = arg;
-	const dtc_probedesc *p = ev->probe;
-
-	st->pcpu = ev->cpu;
-	st->pts = event_ns(st, ev, 1);
-	st->pname = p != NULL && p->fullname != NULL ? p->fullname :
-	    "(unknown probe)";
-	st->flow = timeline_flow(p);
-	st->havemsg = 0;
-	st->haveupid = 0;
-	return model_on_probe(ev, st->model);
-}
-
-static int
-on_record(const dtc_event *ev, void *arg)
-{
-	te_state *st = arg;
 	const dtc_value *v = ev->value;
-	int rc;
 
 	if (v != NULL && (v->kind == DTC_V_STACK || v->kind == DTC_V_USTACK))
-		stack_sample(st, ev, v);
-	if (v != NULL && !st->haveupid && v->pid != 0 &&
-	    (v->kind == DTC_V_USTACK || v->kind == DTC_V_USYM ||
-	    v->kind == DTC_V_UMOD || v->kind == DTC_V_UADDR)) {
-		st->upid = v->pid;
-		st->haveupid = 1;
-	}
-	if (v != NULL && v->kind == DTC_V_PRINTF && !st->havemsg &&
-	    v->action == DTC_ACT_PRINTF)
-		st->havemsg = timeline_msg(&st->msg, ev->reader, v, MAXNAME);
-	if (v != NULL && v->kind == DTC_V_PRINTA && v->agg != NULL)
-		counters(st, ev, v->agg, st->pts);
-	rc = model_on_record(ev, st->model);
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	return rc;
+		stack_sample((te_state *)t, ev, v);
 }
 
-static int
-on_probe_end(const dtc_event *ev, void *arg)
+static void
+drain_other(timeline *t, const dtc_event *ev)
 {
-	te_state *st = arg;
-	int rc = model_on_probe_end(ev, st->model);
+	te_state *st = (te_state *)t;
 
 	timeline_drain(st, st->of, &st->ob, other_line, ev);
+}
+
+static void
+drain_probe(timeline *t, const dtc_event *ev)
+{
+	te_state *st = (te_state *)t;
+
 	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
-	return rc;
 }
-
-static int
-on_agg(const dtc_event *ev, void *arg)
-{
-	te_state *st = arg;
-	int rc;
-
-	if (ev->agg != NULL)
-		counters(st, ev, ev->agg, event_ns(st, ev, 0));
-	rc = model_on_agg(ev, st->model);
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	return rc;
-}
-
-#define OTHER(name, fn) \
-static int name(const dtc_event *ev, void *arg) \
-{ \
-	te_state *st = arg; \
-	int rc = fn(ev, st->model); \
-	timeline_drain(st, st->of, &st->ob, other_line, ev); \
-	timeline_drain(st, st->pf, &st->pb, firing_line, ev); \
-	return rc; \
-}
-OTHER(on_drop, model_on_drop)
-OTHER(on_error, model_on_error)
-OTHER(on_notice, model_on_notice)
-#undef OTHER
 
 /* Slices still open (an entry with no return) end with the capture, at
  * its last firing: their names are its reader's. */
-static int
-on_end(const dtc_event *ev, void *arg)
+static void
+end(timeline *t, const dtc_event *ev, uint64_t ns)
 {
-	te_state *st = arg;
-	int rc = model_on_end(ev, st->model);
-	uint64_t ns = event_ns(st, ev, 0);
+	te_state *st = (te_state *)t;
 	tecpu *c;
 	size_t i;
 
-	timeline_drain(st, st->of, &st->ob, other_line, ev);
-	timeline_drain(st, st->pf, &st->pb, firing_line, ev);
+	(void)ev;
 	for (i = 0; i < st->ncpus; i++) {
 		c = &st->cpus[i];
-		if (c->capture != st->capture)
+		if (c->capture != st->tl.capture)
 			continue;
 		while (c->nopen > 0) {
 			c->nopen--;
@@ -634,13 +509,17 @@ on_end(const dtc_event *ev, void *arg)
 			jstr_put(st->out, c->open[c->nopen],
 			    strlen(c->open[c->nopen]));
 			fprintf(st->out, ",\"pid\":%" PRIu32 ",\"tid\":%d,",
-			    st->cpid, c->cpu);
+			    st->tl.cpid, c->cpu);
 			put_ts(st->out, ns);
 			putc('}', st->out);
 		}
 	}
-	return rc;
 }
+
+static const timeline_ops te_ops = {
+	.begin = begin, .record = record, .counters = counters,
+	.drain_other = drain_other, .drain_probe = drain_probe, .end = end,
+};
 
 /* ------------------------------------------------------------------ */
 /* The run                                                             */
@@ -656,11 +535,12 @@ te_create(const dtc_emitter_opts *o)
 	st->out = o->out;
 	st->err = o->err;
 	st->o = *o;
+	st->tl.ops = &te_ops;
 	dtc_buf_init(&st->pb);
 	dtc_buf_init(&st->ob);
 	if ((st->pf = timeline_buf_file(&st->pb)) == NULL ||
 	    (st->of = timeline_buf_file(&st->ob)) == NULL ||
-	    (st->model = model_create(o, model_json_new(st->pf),
+	    (st->tl.model = model_create(o, model_json_new(st->pf),
 	    model_json_new(st->of))) == NULL) {
 		if (st->pf != NULL)
 			fclose(st->pf);
@@ -685,7 +565,7 @@ te_destroy(void *state)
 	size_t i, n;
 	int rc;
 
-	rc = model_destroy(st->model);
+	rc = model_destroy(st->tl.model);
 	fclose(st->pf);
 	fclose(st->of);
 	fputs("],\n\"displayTimeUnit\":\"ns\"", fp);
@@ -711,8 +591,8 @@ te_destroy(void *state)
 	}
 	fprintf(fp, ",\n\"otherData\":{\"producer\":\"dtconsume %s\","
 	    "\"clock\":\"%s\",\"captures\":[", dtc_version_string(),
-	    st->wall ? (st->hr ? "walltime, hrtime" : "walltime") :
-	    st->hr ? "hrtime" : st->v2 ? "sequence" : "none");
+	    st->tl.wall ? (st->tl.hr ? "walltime, hrtime" : "walltime") :
+	    st->tl.hr ? "hrtime" : st->tl.v2 ? "sequence" : "none");
 	if (st->headers.len > 0)
 		fwrite(st->headers.s, 1, st->headers.len, fp);
 	fputs("]}}\n", fp);
@@ -731,7 +611,7 @@ te_destroy(void *state)
 	free(st->slot);
 	dtc_buf_free(&st->pb);
 	dtc_buf_free(&st->ob);
-	dtc_buf_free(&st->msg);
+	dtc_buf_free(&st->tl.msg);
 	dtc_buf_free(&st->ftext);
 	dtc_buf_free(&st->sym);
 	dtc_buf_free(&st->headers);
@@ -745,15 +625,5 @@ const dtc_emitter dtc_fmt_trace_event = {
 	.description = "Chrome/Perfetto trace events (JSON)",
 	.create = te_create,
 	.destroy = te_destroy,
-	.handler = {
-		.begin = on_begin,
-		.probe = on_probe,
-		.record = on_record,
-		.probe_end = on_probe_end,
-		.agg = on_agg,
-		.drop = on_drop,
-		.error = on_error,
-		.notice = on_notice,
-		.end = on_end,
-	},
+	.handler = TIMELINE_HANDLER,
 };

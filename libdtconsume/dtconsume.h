@@ -1426,6 +1426,39 @@ int dtc_dif_typestr(uint8_t kind, uint8_t ckind, uint8_t flags,
 /* The name of subroutine subr (illumos numbering), "unknown" else. */
 const char *dtc_dif_subrname(unsigned subr);
 
+/* ---- dof items of a capture (dofitem.c; dtsnap(5), dof) ---- */
+
+/* One dof item: its number and byte offset in the capture, the offset
+ * of the DOF's first byte, its name ("" without one) and the DOF. */
+typedef struct dtc_dof_item {
+	long long index;
+	long long offset;
+	long long data_offset;
+	const char *source;
+	const char *name;
+	const void *data;
+	size_t len;
+} dtc_dof_item;
+/* Called with each dof item in file order (warning NULL), or with a
+ * problem of the capture met on the way (item NULL); nonzero stops. */
+typedef int (*dtc_dof_item_fn)(void *arg, const dtc_dof_item *item,
+    const dtc_error *warning);
+/* DTC_OK (or DTC_EOF: the capture has no dof item), else an error. */
+int dtc_dof_items_file(const char *path, dtc_dof_item_fn fn, void *arg,
+    dtc_error *err);
+int dtc_dof_items_memory(const void *buf, size_t len, const char *name,
+    dtc_dof_item_fn fn, void *arg, dtc_error *err);
+/* dtc_dof_open on the item's bytes, err located in the capture; the
+ * object's problems are the DOF's: dtc_dof_item_locate places them. */
+dtc_dof *dtc_dof_item_open(const dtc_dof_item *item, dtc_error *err);
+/* A problem of the item's DOF as the capture's: source, item, and the
+ * byte offset in the capture, the DOF's offset kept in the text. */
+void dtc_dof_item_locate(const dtc_dof_item *item, const dtc_error *problem,
+    dtc_error *out);
+/* Writes a dof item (name NULL: none). */
+int dtc_writer_add_dof(dtc_writer *w, const char *name, const void *data,
+    size_t size, dtc_error *err);
+
 /* ------------------------------------------------------------------ */
 /* The 0.x names (libdtconsume(3), NAMES): every call is                */
 /* dtc_<object>_<verb>; a call named otherwise before 0.3 keeps its old */

@@ -20,9 +20,26 @@
 #     two functions); every provider, probe, function, native and translated
 #     argument type and argument mapping is compared with the provider
 #     definition, and every offset and is-enabled offset with the call
-#     sites readelf finds in the object before dtrace -G rewrites it
+#     sites readelf finds in the object before dtrace -G rewrites it;
+#     and, probe by probe, with what dtrace-utils' own DOF reader reports
+#     of the object (its showUSDT, installed with it, which needs no
+#     dtprobed: provider, function, name, argument count, address,
+#     offsets and is-enabled offsets; dtrace -l -v on a process needs
+#     dtprobed, which needs CUSE: live_dof.sh)
 #  4. no DOF: a file that is neither ELF nor DOF, and an ELF object
 #     without .SUNW_dof, fail with a reason
+#  5. dof items of a capture (dtsnap synth's "dof" key): the items' bytes
+#     are the DOF files' (read back with dtsnap convert), dtsnap dof
+#     CAPTURE lists each as dtsnap dof lists its file (text; JSON per
+#     item, with the byte offset of the DOF checked in the capture's
+#     bytes), dtconsume prints what it prints without them; a truncated
+#     DOF item: each of the file's problems reported with the capture,
+#     the item and the offset in the capture (the DOF's offset found in
+#     the capture's bytes), the next dof item listed whole, dtconsume
+#     reports it once and decodes the rest; version 1.4: a capture with a
+#     program and a dof item decodes as without them, and, as a 1.3 reader
+#     sees it, kinds unknown in a capture of a newer minor are skipped
+#     silently (the same kinds in a capture of its own minor are reported)
 . "${top_srcdir:-$(dirname "$0")/../..}/cmd/tests/lib.sh"
 need_dtsnap
 PY=${PYTHON3:-python3}
@@ -214,6 +231,206 @@ else
 	not_ok "not DOF: refused with a reason" "rc $rc" "$(cat "$work/plain.err")"
 fi
 
+# 5. dof items in captures (dtsnap(5), dof), written by dtsnap synth from
+# the DOF files next to the description
+DTCONSUME="$top_builddir/cmd/dtconsume"
+# items as JSON lines: the writer's own lossless form
+items() { "$DTSNAP" convert -f json "$1"; }
+# one trace() firing, with or without dof items
+desc() {
+	printf '{ "probes": [ { "id": 1, "provider": "dtrace", "name": "BEGIN" } ],\n'
+	printf '  "eprobes": [ { "epid": 1, "probe": 1, "recs": [ {"trace": 4} ] } ],\n'
+	[ -n "$1" ] && printf '  "dof": [ %s ],\n' "$1"
+	printf '  "passes": [ { "bufs": [ { "cpu": 0, "records": [ { "epid": 1, "data": [42] } ] } ] } ],\n'
+	printf '  "end": {"exit_status": 0} }\n'
+}
+desc >"$work/none.json"
+desc '{"file": "legacy.dof", "name": "enabling 1"}, {"file": "legacy-msb.dof"}' \
+    >"$work/two.json"
+"$DTSNAP" synth "$work/none.json" -o "$work/none.dtsnap" &&
+    "$DTSNAP" synth "$work/two.json" -o "$work/two.dtsnap" || exit 99
+items "$work/two.dtsnap" >"$work/two.lines"
+# the items' bytes are the files' bytes, in file order, with their names
+if why=$("$PY" - "$work" 2>&1 <<'EOF'
+import json, sys
+w = sys.argv[1]
+its = [json.loads(l) for l in open(w + "/two.lines")]
+d = [x for x in its if x["t"] == "dof"]
+want = [(open(w + "/legacy.dof", "rb").read(), "enabling 1"),
+        (open(w + "/legacy-msb.dof", "rb").read(), None)]
+got = [(bytes.fromhex(x["data"]["hex"]), x.get("name")) for x in d]
+if got != want:
+    sys.exit("dof items %r" % [(len(b), n) for b, n in got])
+if its[0]["version"] != [1, 4]:
+    sys.exit("header version %r" % its[0]["version"])
+EOF
+); then
+	ok "synth: dof items hold the files' bytes and names, version 1.4"
+else
+	not_ok "synth: dof items hold the files' bytes and names, version 1.4" "$why"
+fi
+# dtsnap dof CAPTURE: each item listed as dtsnap dof lists its file; the
+# first line names the capture and the item instead of the file
+set -- $(grep -n '"t":"dof"' "$work/two.lines" | cut -d: -f1)
+i1=$(($1 - 1)) i2=$(($2 - 1))
+{
+	"$DTSNAP" dof "$work/legacy.dof" |
+	    sed "1s|^$work/legacy.dof:|$work/two.dtsnap item $i1 (enabling 1):|"
+	echo
+	"$DTSNAP" dof "$work/legacy-msb.dof" |
+	    sed "1s|^$work/legacy-msb.dof:|$work/two.dtsnap item $i2:|"
+} >"$work/two.want"
+"$DTSNAP" dof "$work/two.dtsnap" >"$work/two.got" 2>"$work/two.err"
+rc=$?
+if [ $rc = 0 ] && [ ! -s "$work/two.err" ] &&
+    cmp -s "$work/two.want" "$work/two.got"; then
+	ok "dof CAPTURE: every dof item listed as its DOF file is"
+else
+	not_ok "dof CAPTURE: every dof item listed as its DOF file is" "rc $rc" \
+	    "$(head -n 3 "$work/two.err")" \
+	    "$(diff "$work/two.want" "$work/two.got" | head -n 10)"
+fi
+"$DTSNAP" dof -f json "$work/two.dtsnap" >"$work/two.json.out" 2>/dev/null
+"$DTSNAP" dof -f json "$work/legacy.dof" >"$work/l.json" 2>/dev/null
+"$DTSNAP" dof -f json "$work/legacy-msb.dof" >"$work/lm.json" 2>/dev/null
+if why=$("$PY" - "$work" "$i1" "$i2" 2>&1 <<'EOF'
+import json, sys
+w, i1, i2 = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+got = json.load(open(w + "/two.json.out"))
+want = [json.load(open(w + "/l.json")), json.load(open(w + "/lm.json"))]
+if [x["item"] for x in got["items"]] != [i1, i2]:
+    sys.exit("items %r" % [x["item"] for x in got["items"]])
+if [x["dof"] for x in got["items"]] != want:
+    sys.exit("the items' DOF differs from the files'")
+b = open(w + "/two.dtsnap", "rb").read()
+dof = open(w + "/legacy.dof", "rb").read()
+at = got["items"][0]["data_offset"]
+if b[at:at + len(dof)] != dof:
+    sys.exit("data_offset %d is not where the DOF is" % at)
+EOF
+); then
+	ok "dof -f json CAPTURE: each item's dof equals the file's, data_offset is where it is"
+else
+	not_ok "dof -f json CAPTURE: each item's dof equals the file's, data_offset is where it is" "$why"
+fi
+# decoders check dof items and drop them: the trace is the same
+"$DTCONSUME" "$work/none.dtsnap" >"$work/none.out" 2>&1
+"$DTCONSUME" "$work/two.dtsnap" >"$work/two.out" 2>&1
+rc=$?
+if [ $rc = 0 ] && [ -s "$work/none.out" ] && cmp -s "$work/none.out" "$work/two.out"; then
+	ok "dtconsume: dof items change nothing of the trace"
+else
+	not_ok "dtconsume: dof items change nothing of the trace" "rc $rc" \
+	    "$(diff "$work/none.out" "$work/two.out" | head -n 5)"
+fi
+
+# a truncated DOF item: its DOF's first 1000 bytes of 1700
+head -c 1000 "$work/legacy.dof" >"$work/cut.dof"
+desc '{"file": "cut.dof"}, {"file": "legacy-msb.dof"}' >"$work/cut.json"
+"$DTSNAP" synth "$work/cut.json" -o "$work/cut.dtsnap" || exit 99
+items "$work/cut.dtsnap" >"$work/cut.lines"
+ci=$(($(grep -n '"t":"dof"' "$work/cut.lines" | head -n 1 | cut -d: -f1) - 1))
+base=$("$PY" -c 'import sys; print(open(sys.argv[1], "rb").read().find(b"\x7fDOF"))' \
+    "$work/cut.dtsnap")
+# the raw file's problems, each located in the capture instead
+"$DTSNAP" dof "$work/cut.dof" >/dev/null 2>"$work/cut.raw.err"
+nraw=$(wc -l <"$work/cut.raw.err")
+sed -n "s|^dtsnap: $work/cut.dof: offset \([0-9]*\): \(.*\)|\1 \2|p" \
+    "$work/cut.raw.err" | while read -r off text; do
+	echo "dtsnap: $work/cut.dtsnap: item $ci, offset $((base + off)): dof item, DOF offset $off: $text"
+done >"$work/cut.want.err"
+"$DTSNAP" dof "$work/cut.dtsnap" >"$work/cut.got" 2>"$work/cut.err"
+rc=$?
+if [ $rc = 1 ] && [ "$nraw" -gt 1 ] && cmp -s "$work/cut.want.err" "$work/cut.err"; then
+	ok "truncated dof item: its problems name the capture, the item and byte offsets"
+else
+	not_ok "truncated dof item: its problems name the capture, the item and byte offsets" \
+	    "rc $rc" "$(diff "$work/cut.want.err" "$work/cut.err" | head -n 6)"
+fi
+# the intact item after it: listed as in two.dtsnap (its item number aside)
+sed -n '/^.*item [0-9]*: DOF version 2, LP64, MSB/,$p' "$work/two.got" |
+    sed '1s|^.*item [0-9]*:||' >"$work/msb.want"
+sed -n '/^.*item [0-9]*: DOF version 2, LP64, MSB/,$p' "$work/cut.got" |
+    sed '1s|^.*item [0-9]*:||' >"$work/msb.got"
+if [ -s "$work/msb.want" ] && cmp -s "$work/msb.want" "$work/msb.got"; then
+	ok "truncated dof item: the next dof item still listed whole"
+else
+	not_ok "truncated dof item: the next dof item still listed whole" \
+	    "$(diff "$work/msb.want" "$work/msb.got" | head -n 5)"
+fi
+"$DTCONSUME" "$work/cut.dtsnap" >"$work/cut.out" 2>"$work/cut.dec.err"
+rc=$?
+first=$(sed -n '1s/^dtsnap: //p' "$work/cut.want.err")
+if [ $rc = 1 ] && cmp -s "$work/none.out" "$work/cut.out" &&
+    [ "$(cat "$work/cut.dec.err")" = "dtconsume: $first (and $((nraw - 1)) more problems)" ]; then
+	ok "truncated dof item: dtconsume reports it once, located, and decodes the rest"
+else
+	not_ok "truncated dof item: dtconsume reports it once, located, and decodes the rest" \
+	    "rc $rc" "$(cat "$work/cut.dec.err")" \
+	    "$(diff "$work/none.out" "$work/cut.out" | head -n 3)"
+fi
+
+# version 1.4: a capture with a program item (the recorded one of
+# testdata/program/vars) and a dof item after it
+pcap="$top_srcdir/testdata/program/vars/cap.dtsnap"
+items "$pcap" >"$work/prog.lines"
+"$DTCONSUME" "$pcap" >"$work/prog.out" 2>"$work/prog.err"
+"$DTSNAP" program "$pcap" >"$work/prog.prog" 2>&1
+"$DTSNAP" dof "$work/legacy.dof" 2>/dev/null | sed '1s|^[^:]*:||' >"$work/l.txt"
+# ver SUFFIX MINOR: it as version 1.MINOR, with the kinds program and dof
+# spelled programSUFFIX and dofSUFFIX
+ver() {
+	"$PY" - "$work" "$1" "$2" >"$work/v.lines" <<'EOF' &&
+import json, sys
+w, suf, minor = sys.argv[1], sys.argv[2], int(sys.argv[3])
+out = []
+for l in open(w + "/prog.lines"):
+    x = json.loads(l)
+    if x["t"] == "dtsnap":
+        x["version"] = [1, minor]
+    if x["t"] == "program":
+        out.append(dict(x, t="program" + suf))
+        x = {"t": "dof" + suf, "seq": 0,
+             "data": {"hex": open(w + "/legacy.dof", "rb").read().hex()}}
+    out.append(x)
+for i, x in enumerate(out):
+    x["seq"] = i
+    print(json.dumps(x, separators=(",", ":")))
+EOF
+	"$DTSNAP" convert -f cbor "$work/v.lines" -o "$work/v$1$2.dtsnap"
+}
+ver "" 4 || exit 99
+"$DTCONSUME" "$work/v4.dtsnap" >"$work/v4.out" 2>"$work/v4.err"
+rc=$?
+"$DTSNAP" program "$work/v4.dtsnap" >"$work/v4.prog" 2>&1
+"$DTSNAP" dof "$work/v4.dtsnap" 2>&1 | sed '1s|^[^:]*:||' >"$work/v4.dof"
+if [ $rc = 0 ] && [ ! -s "$work/v4.err" ] && [ -s "$work/prog.out" ] &&
+    cmp -s "$work/prog.out" "$work/v4.out" &&
+    cmp -s "$work/prog.prog" "$work/v4.prog" && cmp -s "$work/l.txt" "$work/v4.dof"
+then
+	ok "1.4 with program and dof items: decoded as without them, both still read"
+else
+	not_ok "1.4 with program and dof items: decoded as without them, both still read" \
+	    "rc $rc" "$(cat "$work/v4.err")" "$(diff "$work/prog.prog" "$work/v4.prog" | head -n 3)" \
+	    "$(diff "$work/l.txt" "$work/v4.dof" | head -n 3)"
+fi
+# what a 1.3 reader meets in a 1.4 capture (kinds it does not know, in a
+# capture newer than itself) this reader meets in a 1.5 capture with the
+# kinds renamed: skipped silently, the rest decoded as before; the same
+# kinds in a 1.4 capture are reported (so the silence is the version's)
+ver x 5 && ver x 4 || exit 99
+"$DTCONSUME" "$work/vx5.dtsnap" >"$work/vx5.out" 2>"$work/vx5.err"
+rc=$?
+"$DTCONSUME" "$work/vx4.dtsnap" >/dev/null 2>"$work/vx4.err"
+if [ $rc = 0 ] && [ ! -s "$work/vx5.err" ] && cmp -s "$work/prog.out" "$work/vx5.out" &&
+    grep -q "of kind 'programx', which no capture of version 1.4 has; skipped" "$work/vx4.err" &&
+    grep -q "of kind 'dofx', which no capture of version 1.4 has; skipped" "$work/vx4.err"; then
+	ok "an older reader's view: kinds of a newer minor skipped silently, the rest intact"
+else
+	not_ok "an older reader's view: kinds of a newer minor skipped silently, the rest intact" \
+	    "rc $rc" "$(cat "$work/vx5.err")" "$(cat "$work/vx4.err")"
+fi
+
 # 3. dtrace -G (dtrace-utils)
 DTRACE=${DTRACE:-/var/tmp/dtrace-utils/dtrace}
 if [ ! -x "$DTRACE" ]; then
@@ -225,6 +442,14 @@ if ! command -v cc >/dev/null 2>&1 || ! command -v readelf >/dev/null 2>&1; then
 	finish
 fi
 [ -r "$(dirname "$DTRACE")/env" ] && . "$(dirname "$DTRACE")/env"
+if [ -z "${SHOWUSDT+set}" ]; then
+	for SHOWUSDT in "$(dirname "$DTRACE")"/inst/usr/share/doc/dtrace*/showUSDT \
+	    "$(dirname "$DTRACE")/src/build/showUSDT" ""; do
+		[ -x "$SHOWUSDT" ] && break
+	done
+fi
+[ -n "$SHOWUSDT" ] ||
+	echo "# SKIP the showUSDT comparisons: dtrace-utils' showUSDT not found"
 cc -c -x c -o "$work/nodof.o" - <<'EOF'
 int f(void) { return 0; }
 EOF
@@ -255,6 +480,60 @@ for t in "$top_srcdir"/testdata/dof/usdt-*.d; do
 		ok "$name: providers, probes, arguments, offsets ($why)"
 	else
 		not_ok "$name: providers, probes, arguments, offsets" "$why"
+	fi
+	# dtrace-utils' own DOF reader, which needs no dtprobed (and so no
+	# CUSE): its test utility showUSDT, installed with its documentation
+	if [ -n "$SHOWUSDT" ]; then
+		"$SHOWUSDT" "$work/$name-dof.o" >"$work/$name.show" 2>&1
+		if why=$("$PY" - "$work/$name.show" "$work/$name.json" 2>&1 <<'EOF'
+import json, re, sys
+show, prov = [], None
+for line in open(sys.argv[1]):
+    m = re.match(r"    Provider '(.*)' with (\d+) probes:$", line)
+    if m:
+        prov = m.group(1)
+        continue
+    m = re.match(r"      Probe \d+: (.*?):(.*?):(.*?):(.*)$", line)
+    if m:
+        if m.group(1) != prov:
+            sys.exit("showUSDT: probe %r under provider %r" % (line, prov))
+        show.append({"provider": prov, "function": m.group(3),
+                     "name": m.group(4), "offsets": [], "enabled": [],
+                     "addr": None})
+        continue
+    m = re.match(r"        argc (\d+) noffs (\d+) nenoffs (\d+)$", line)
+    if m:
+        show[-1]["argc"], show[-1]["noffs"], show[-1]["nenoffs"] = \
+            map(int, m.groups())
+        continue
+    m = re.match(r"          (Regular|Is-Enabled) probe at 0x([0-9a-f]+) "
+                 r"\+ 0x([0-9a-f]+) = ", line)
+    if m:
+        show[-1]["addr"] = int(m.group(2), 16)
+        show[-1]["offsets" if m.group(1) == "Regular" else "enabled"] \
+            .append(int(m.group(3), 16))
+if not show:
+    sys.exit("showUSDT listed no probe")
+got = [{"provider": p["provider"], "function": p["function"],
+        "name": p["name"], "offsets": p["offsets"],
+        "enabled": p["enabled_offsets"], "argc": len(p["native_args"]),
+        "noffs": len(p["offsets"]), "nenoffs": len(p["enabled_offsets"]),
+        "addr": p["address"]} for p in json.load(open(sys.argv[2]))["probes"]]
+if len(show) != len(got):
+    sys.exit("showUSDT %d probes, dtsnap %d" % (len(show), len(got)))
+# (a probe without offset lines shows no address: None, not compared)
+for s, g in zip(show, got):
+    for k in s:
+        if s[k] is not None and s[k] != g[k]:
+            sys.exit("%s:%s:%s %s: showUSDT %r, dtsnap %r" % (
+                s["provider"], s["function"], s["name"], k, s[k], g[k]))
+print("%d probes" % len(show))
+EOF
+		); then
+			ok "$name: every probe field as dtrace-utils' showUSDT reads it ($why)"
+		else
+			not_ok "$name: every probe field as dtrace-utils' showUSDT reads it" "$why"
+		fi
 	fi
 done
 finish

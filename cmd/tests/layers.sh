@@ -31,7 +31,7 @@ layer() {
 	series_open.c) echo 4 ;;
 	# DOF and DIF need only the base, but read as decoders do (layer 1:
 	# nothing below them calls them)
-	dof.c|dif.c) echo 1 ;;
+	dof.c|dif.c|dofitem.c) echo 1 ;;
 	decoders.h|capture.h|capture.c|meta.c|v2.c|select.h|select.c|walker.c|\
 	tables.c|\
 	record.c|printf_private.h|printf_compile.c|printf_render.c|aggval.c|\

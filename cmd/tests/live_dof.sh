@@ -25,7 +25,7 @@ command -v "${PYTHON3:-python3}" >/dev/null || skip "no python3"
 [ -e /dev/dtrace/helper ] ||
 	skip "no /dev/dtrace/helper: dtprobed (DTrace for Linux's USDT" \
 	    "daemon, on CUSE) is not running, so no process can register" \
-	    "USDT probes"
+	    "USDT probes$(zcat /proc/config.gz 2>/dev/null | grep -qx '# CONFIG_CUSE is not set' && echo ': dtprobed needs CUSE, and this kernel has "# CONFIG_CUSE is not set" (/proc/config.gz)')"
 [ -r "$(dirname "$DTRACE")/env" ] && . "$(dirname "$DTRACE")/env"
 work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-livedof.XXXXXX") || exit 99
 pids=

@@ -80,7 +80,7 @@ if cmd == "check":
         if cbor2.dumps(x) != r:
             bad.append("item %d (%s): not the preferred encoding" %
                        (k, x.get("t")))
-    if its[0][0].get("version") != [1, 3]:
+    if its[0][0].get("version") != [1, 4]:
         bad.append("header version %r" % (its[0][0].get("version"),))
     print("; ".join(bad[:4]) if bad else "ok")
 elif cmd == "strip":

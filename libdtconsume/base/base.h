@@ -150,11 +150,12 @@ dtcp_host_big(void)
 /* ------------------------------------------------------------------ */
 
 /* The container's major version (dtsnap(5)): a reader refuses any other;
- * minor versions only add, so every 1.x is read.  writer.c writes 1.3. */
+ * minor versions only add, so every 1.x is read.  writer.c writes 1.4. */
 #define DTCP_FORMAT_MAJOR 1
 /* The minor version whose item kinds this reader knows: in a capture of
- * it or an earlier one, an item of another kind is not the format's. */
-#define DTCP_FORMAT_MINOR 3
+ * it or an earlier one, an item of another kind is not the format's
+ * (1.4: program and dof). */
+#define DTCP_FORMAT_MINOR 4
 
 /* The container's nodes and items are the public ones (dtconsume.h,
  * dtc_container(3)): the library and dtsnap read the same structs. */

@@ -226,7 +226,7 @@ static const struct {
 	{ "interrupt", 'b' }, { "ctf", 'b' }, { "end", 'b' },
 	{ "stmt", '2' }, { "aggdesc", '2' }, { "recs", '2' },
 	{ "aggsnap", '2' }, { "fault", '2' }, { "drop", '2' },
-	{ "program", 'b' },
+	{ "program", 'b' }, { "dof", 'b' },
 };
 #define NKINDS (sizeof(item_kinds) / sizeof(item_kinds[0]))
 

@@ -40,12 +40,14 @@
 /*
  * The minor container version written (the major one is the reader's,
  * DTCP_FORMAT_MAJOR), for both flavors: 1.3 is the version whose items
- * carry "seq", and every item written here does.  No reader of major
- * version 1 refuses a higher minor one, so writing 1.3 even for a legacy
- * capture without v2 or ctf items loses no reader; an older reader just
- * ignores the key.
+ * carry "seq", 1.4 the one with program and dof items, and every capture
+ * written here is 1.4.  No reader of major version 1 refuses a higher
+ * minor one, so this loses no reader: an older one ignores the keys and
+ * skips the kinds it does not know silently, which it does only in a
+ * capture newer than itself (in a 1.3 capture a program item would be
+ * reported as no item of the format).
  */
-#define WRITE_MINOR 3
+#define WRITE_MINOR 4
 
 /* byte strings up to this size are copied into the item buffer */
 #define INLINE_BYTES 4096
@@ -1226,6 +1228,25 @@ dtc_writer_add_program(dtc_writer *w, const dtc_program *p, dtc_error *err)
 	e_array(w, p->nclauses);
 	for (i = 0; i < p->nclauses; i++)
 		e_clause(w, &p->clauses[i], err);
+	return finish(w, err);
+}
+
+/* A dof item (dtsnap(5), dof): the bytes as given, DOF says its own
+ * byte order; dofitem.c reads it back. */
+int
+dtc_writer_add_dof(dtc_writer *w, const char *name, const void *data,
+    size_t size, dtc_error *err)
+{
+	int rc;
+
+	if (data == NULL)
+		return misuse(w, err, "dof item without data");
+	if ((rc = begin(w, "dof", 1 + (name != NULL), err)) != DTC_OK)
+		return rc;
+	if (name != NULL)
+		e_key_text(w, "name", name);
+	e_text(w, "data");
+	e_bytes(w, data, size, err);
 	return finish(w, err);
 }
 

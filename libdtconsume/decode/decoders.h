@@ -158,6 +158,9 @@ int dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
 /* program.c: a program item checked and dropped (dtsnap(5), program) */
 int dtcp_program_check_item(const dtcp_container *c, const dtcp_item *it,
     dtc_error *err);
+/* dofitem.c: a dof item checked and dropped (dtsnap(5), dof) */
+int dtcp_dof_check_item(const dtcp_container *c, const dtcp_item *it,
+    dtc_error *err);
 void dtcp_meta_free(dtcp_meta *m);
 /* A recdesc array under key of an item's map (the checks of eprobe's). */
 int dtcp_meta_load_recs(dtcp_meta *m, const dtcp_container *c,

@@ -812,6 +812,8 @@ dtcp_meta_add_item(dtcp_meta *m, const dtcp_container *c,
 		return load_clock(&x, map);
 	if (strcmp(it->kind, "program") == 0)    /* program.c */
 		return dtcp_program_check_item(c, it, err);
+	if (strcmp(it->kind, "dof") == 0)        /* dofitem.c */
+		return dtcp_dof_check_item(c, it, err);
 	if (m->v2)
 		return dtcp_v2_add_item(m, c, it, err);
 	return DTC_EOF;

@@ -314,7 +314,7 @@ START_TEST(test_roundtrip)
 	n = get_n(c, &it, it.nodes, "version", DTCP_N_ARRAY);
 	ck_assert_uint_eq(n->count, 2);
 	ck_assert_uint_eq(dtcp_array_at(n, 0)->u, 1);
-	ck_assert_uint_eq(dtcp_array_at(n, 1)->u, 3);
+	ck_assert_uint_eq(dtcp_array_at(n, 1)->u, 4);
 	check_text(c, &it, it.nodes, "byteorder", "little");
 	check_text(c, &it, it.nodes, "model", "LP64");
 	check_text(c, &it, it.nodes, "os", "freebsd");
@@ -473,13 +473,13 @@ START_TEST(test_exact_bytes)
 	mem mm;
 
 	w = new_writer(&mm);
-	/* the whole legacy header, version 1.3 because its items are
-	 * numbered, the header itself item 0 */
+	/* the whole legacy header, version 1.4 (numbered items, 1.3, and
+	 * the program and dof kinds), the header itself item 0 */
 	n = util_unhex(
 	    "ab"                                /* map(11) */
 	    "61 74 66 64 74 73 6e 61 70"        /* "t": "dtsnap" */
 	    "63 73 65 71 00"                    /* "seq": 0 */
-	    "67 76 65 72 73 69 6f 6e 82 01 03"  /* "version": [1, 3] */
+	    "67 76 65 72 73 69 6f 6e 82 01 04"  /* "version": [1, 4] */
 	    "69 62 79 74 65 6f 72 64 65 72"     /* "byteorder" */
 	    "66 6c 69 74 74 6c 65"              /* "little" */
 	    "65 6d 6f 64 65 6c 64 4c 50 36 34"  /* "model": "LP64" */
@@ -613,7 +613,7 @@ START_TEST(test_exact_bytes_v2)
 	    "ac"                                /* map(12) */
 	    "61 74 66 64 74 73 6e 61 70"        /* "t": "dtsnap" */
 	    "63 73 65 71 00"                    /* "seq": 0 */
-	    "67 76 65 72 73 69 6f 6e 82 01 03"  /* "version": [1, 3] */
+	    "67 76 65 72 73 69 6f 6e 82 01 04"  /* "version": [1, 4] */
 	    "66 66 6c 61 76 6f 72"              /* "flavor" */
 	    "69 64 74 72 61 63 65 2d 76 32"     /* "dtrace-v2" */
 	    "69 62 79 74 65 6f 72 64 65 72"     /* "byteorder" */
@@ -771,7 +771,8 @@ START_TEST(test_seq_v2)
 }
 END_TEST
 
-/* The decoder takes a 1.3 capture of either flavor without a word. */
+/* The decoder takes the 1.4 capture of either flavor the writer writes
+ * without a word. */
 START_TEST(test_v13_decodes)
 {
 	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN", NULL };
@@ -800,7 +801,7 @@ START_TEST(test_v13_decodes)
 		/* read with the first item, so known only now */
 		h = dtc_reader_header(r);
 		ck_assert_int_eq(h->version_major, 1);
-		ck_assert_int_eq(h->version_minor, 3);
+		ck_assert_int_eq(h->version_minor, 4);
 		ck_assert_int_eq(h->v2, v2);
 		dtc_close(r);
 		free(mm.buf);
