@@ -8,10 +8,15 @@
 # listing.  A script that does not compile here (dtrace -S -e fails) is
 # counted apart, as is one the recorder could not start (no capture).
 #
-# Known differences: a program that names the -c process ($target, pid
-# probes) compiles the pid of its own run into the clause, and the two
-# runs are two processes; such scripts are reported as DIFF with the
-# rest (none of the live scripts is one today).
+# A script run with a command (@@cmd: of the live scripts, @@trigger:
+# of the corpus) names that process as $target, and the code generator
+# compiles its pid into the clause (`mov %r7, PID` before the compare of
+# `pid == $target`, and the provider of pid$target probes): dtrace -S
+# and the recorder run with -c would compile two pids.  Both are given
+# instead -p of ONE process the test starts for the case (liveprog
+# lingering: it has the functions the pid$target probes name), so both
+# compile the same $target; -c and -p differ only in how that process
+# was obtained, which the compiler never sees.
 #
 # Output: "ok NAME", "DIFF NAME" with at most 10 lines of diff, "SKIP
 # NAME (why)", then "N/M byte-identical" (M: scripts that compiled and
@@ -22,8 +27,8 @@
 # Environment: DTSNAP, DTCONSUME (as live.sh), DTRACE (default
 # /var/tmp/dtrace-utils/dtrace), CONFORMANCE_DIR, PROGRAM_KEEP=dir keeps
 # each script's capture and both listings, PROGRAM_SUBSET=N runs the
-# first N cases only.  An argument runs only the scripts whose name
-# contains it.
+# first N cases only.  Arguments run only the scripts whose name
+# contains one of them.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
@@ -40,7 +45,7 @@ export TZ=${TZ:-UTC}
 
 livedir="$top_srcdir/testdata/live"
 corpus=${CONFORMANCE_DIR:-$top_srcdir/../shared/conformance}
-only=${1-}
+only=("$@")
 
 [ -x "$DTRACE" ] || skip "no dtrace(1) at $DTRACE (set DTRACE)"
 live_workdir dtc-liveprog
@@ -87,26 +92,47 @@ list_cases() {
 	done
 }
 
+# untarget: end the case's process, if it has one
+untarget() {
+	[ -n "$tpid" ] || return 0
+	kill "$tpid" 2>/dev/null
+	wait "$tpid" 2>/dev/null
+	tpid=
+}
+
 total=0 same=0 nocomp=0 norec=0 ncase=0
 differing=
 while IFS=$'\037' read -r name script flags cmd; do
-	[ -n "$only" ] && [ "${name#*"$only"}" = "$name" ] && continue
+	if [ ${#only[@]} -gt 0 ]; then
+		for o in "${only[@]}"; do
+			[ "${name#*"$o"}" != "$name" ] && break
+			o=
+		done
+		[ -n "$o" ] || continue
+	fi
 	ncase=$((ncase + 1))
 	[ -n "${PROGRAM_SUBSET:-}" ] && [ $ncase -gt "$PROGRAM_SUBSET" ] && break
 	w="$work/$(echo "$name" | tr / _)"
 	mkdir -p "$w"
 	cargs=()
-	[ -n "$cmd" ] && cargs=(-c "$cmd")
-	if [ -n "$cmd" ] && [ ! -x "${cmd%% *}" ]; then
-		echo "SKIP $name (its -c program ${cmd%% *} is missing)"
-		rm -rf "$w"
-		continue
+	tpid=
+	if [ -n "$cmd" ]; then
+		if [ ! -x "$progdir/liveprog" ]; then
+			echo "SKIP $name (it names a process, and liveprog, the one that stands for it, did not build)"
+			rm -rf "$w"
+			continue
+		fi
+		# lingers past both runs (each at most 60 s + 10 + 40)
+		"$progdir/liveprog" linger 600000 &
+		tpid=$!
+		cargs=(-p "$tpid")
 	fi
 	# shellcheck disable=SC2086
 	(cd "$w" && _DTRACE_TESTING=t timeout -k 10 -s INT 60 "$DTRACE" \
 	    -S -e $flags -s "$script" ${cargs[@]+"${cargs[@]}"} \
 	    >/dev/null 2>"$w/dtrace.S" </dev/null)
 	if [ $? -ne 0 ]; then
+		untarget
 		nocomp=$((nocomp + 1))
 		echo "SKIP $name (does not compile here: $(grep -m 1 . "$w/dtrace.S" | cut -c 1-100))"
 		rm -rf "$w"
@@ -122,6 +148,7 @@ while IFS=$'\037' read -r name script flags cmd; do
 		    ${cargs[@]+"${cargs[@]}"} >/dev/null 2>"$w/rec.err" </dev/null)
 		[ -s "$w/cap.dtsnap" ] && break
 	done
+	untarget
 	if [ ! -s "$w/cap.dtsnap" ]; then
 		norec=$((norec + 1))
 		echo "SKIP $name (compiles, but dtsnap record did not start: $(grep -m 1 . "$w/rec.err" | cut -c 1-100))"
