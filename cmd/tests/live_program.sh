@@ -139,15 +139,22 @@ while IFS=$'\037' read -r name script flags cmd; do
 		continue
 	fi
 	# only the program item is wanted: it is written as tracing starts,
-	# so the run is cut short; on a loaded machine starting can take
-	# longer than that, and the run is tried again with more time
-	for t in 10 40; do
-		# shellcheck disable=SC2086
-		(cd "$w" && _DTRACE_TESTING=t timeout -k 10 -s INT $t \
-		    "$DTSNAP" record -o "$w/cap.dtsnap" $flags -s "$script" \
-		    ${cargs[@]+"${cargs[@]}"} >/dev/null 2>"$w/rec.err" </dev/null)
-		[ -s "$w/cap.dtsnap" ] && break
+	# and the run is interrupted (SIGINT, as ^C) as soon as `dtsnap
+	# program` reads it from the growing capture, rather than after a
+	# fixed time that a loaded machine may need just to start
+	# shellcheck disable=SC2086
+	(cd "$w" && _DTRACE_TESTING=t exec timeout -k 10 -s INT 60 \
+	    "$DTSNAP" record -o "$w/cap.dtsnap" $flags -s "$script" \
+	    ${cargs[@]+"${cargs[@]}"} >/dev/null 2>"$w/rec.err" </dev/null) &
+	rpid=$!
+	while kill -0 "$rpid" 2>/dev/null; do
+		if "$DTSNAP" program "$w/cap.dtsnap" >/dev/null 2>&1; then
+			kill -INT "$rpid" 2>/dev/null
+			break
+		fi
+		sleep 0.3
 	done
+	wait "$rpid" 2>/dev/null
 	untarget
 	if [ ! -s "$w/cap.dtsnap" ]; then
 		norec=$((norec + 1))
