@@ -32,22 +32,14 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
 
-dtsnap_env=${DTSNAP-}
-dtconsume_env=${DTCONSUME-}
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=.}"
-. "$top_srcdir/cmd/tests/lib.sh"
-. "$top_srcdir/cmd/tests/livelib.sh"
-DTSNAP=${dtsnap_env:-$top_builddir/cmd/dtsnap}
-DTCONSUME=${dtconsume_env:-$top_builddir/cmd/dtconsume}
-: "${DTRACE:=/var/tmp/dtrace-utils/dtrace}"
+. "$(dirname "$0")/livelib.sh"
 export TZ=${TZ:-UTC}
 
 livedir="$top_srcdir/testdata/live"
 corpus=${CONFORMANCE_DIR:-$top_srcdir/../shared/conformance}
 only=("$@")
 
-[ -x "$DTRACE" ] || skip "no dtrace(1) at $DTRACE (set DTRACE)"
+live_dtrace
 live_workdir dtc-liveprog
 live_prereqs
 if ! "$DTSNAP" program --help >/dev/null 2>&1; then
@@ -97,7 +89,7 @@ untarget() {
 	[ -n "$tpid" ] || return 0
 	kill "$tpid" 2>/dev/null
 	wait "$tpid" 2>/dev/null
-	tpid=
+	tpid='' live_pids=''
 }
 
 total=0 same=0 nocomp=0 norec=0 ncase=0
@@ -125,6 +117,7 @@ while IFS=$'\037' read -r name script flags cmd; do
 		# lingers past both runs (each at most 60 s + 10 + 40)
 		"$progdir/liveprog" linger 600000 &
 		tpid=$!
+		live_pids=$tpid
 		cargs=(-p "$tpid")
 	fi
 	# shellcheck disable=SC2086
