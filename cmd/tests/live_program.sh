@@ -53,20 +53,19 @@ for c in "$livedir"/prog/*.c; do
 	cc -O0 -fno-omit-frame-pointer -o "$progdir/$(basename "$c" .c)" \
 	    "$c" 2>/dev/null || echo "# cannot build $c"
 done
-trigdir=${TRIGGER_DIR:-${DTRACE_UTILS:-/var/tmp/dtrace-utils}/src/test/triggers}
 
 # tag SCRIPT NAME: "/* @@NAME: value */" of SCRIPT
 tag() {
 	sed -n "s,^/\\* @@$2: *\\(.*[^ ]\\) *\\*/\$,\\1,p" "$1" | head -n 1
 }
 
-# the cases: label, script path, flags and -c command, separated by
-# US (\037): a tab would not do, since read folds empty fields between tabs
+# the cases: label, script path, flags and the command it is run with
+# (only whether there is one matters here), separated by US (\037): a
+# tab would not do, since read folds empty fields between tabs
 list_cases() {
 	local f s cmd
 	for f in "$livedir"/scripts/*.d; do
 		cmd=$(tag "$f" cmd)
-		cmd=${cmd//@PROGDIR@/$progdir}
 		printf 'live/%s\037%s\037%s\037%s\n' "$(basename "$f" .d)" "$f" \
 		    "$(tag "$f" flags)" "$cmd"
 	done
@@ -78,7 +77,6 @@ list_cases() {
 	while read -r s; do
 		cmd=$(tag "$corpus/$s" trigger)
 		[ "$cmd" = none ] && cmd=
-		[ -n "$cmd" ] && cmd="$trigdir/$cmd"
 		printf 'corpus/%s\037%s\037%s\037%s\n' "${s%.d}" "$corpus/$s" \
 		    "$(tag "$corpus/$s" runtest-opts)" "$cmd"
 	done
