@@ -8,18 +8,11 @@
 # DTrace for Linux registers a process's USDT probes through dtprobed
 # (a CUSE device, /dev/dtrace/helper): without it, or without root or
 # dtrace, the test skips saying which.
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=.}"
-. "$top_srcdir/cmd/tests/lib.sh"
-: "${DTSNAP:=$top_builddir/cmd/dtsnap}"
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-DTRACE=${DTRACE:-/var/tmp/dtrace-utils/dtrace}
-[ "$(id -u)" = 0 ] || skip "not root (dtrace -l needs root)"
-[ -x "$DTSNAP" ] || skip "no $DTSNAP: build it first"
-[ -x "$DTRACE" ] || skip "no dtrace-utils dtrace at $DTRACE"
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/livelib.sh"
+live_root
+live_built "$DTSNAP"
+live_dtrace
 command -v cc >/dev/null || skip "no C compiler"
 command -v "${PYTHON3:-python3}" >/dev/null || skip "no python3"
 [ -e /dev/dtrace/helper ] ||
@@ -27,10 +20,7 @@ command -v "${PYTHON3:-python3}" >/dev/null || skip "no python3"
 	    "daemon, on CUSE) is not running, so no process can register" \
 	    "USDT probes$(zcat /proc/config.gz 2>/dev/null | grep -qx '# CONFIG_CUSE is not set' && echo ': dtprobed needs CUSE, and this kernel has "# CONFIG_CUSE is not set" (/proc/config.gz)')"
 [ -r "$(dirname "$DTRACE")/env" ] && . "$(dirname "$DTRACE")/env"
-work=$(mktemp -d "${TMPDIR:-/tmp}/dtc-livedof.XXXXXX") || exit 99
-pids=
-# shellcheck disable=SC2064
-trap 'for p in $pids; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
+live_tmpdir dtc-livedof
 # -no-pie: dtrace -G turns the probe calls into R_X86_64_NONE relocations
 # against absolute symbols, which ld refuses in a position-independent
 # executable
@@ -47,7 +37,7 @@ for t in "$top_srcdir"/testdata/dof/usdt-*.d; do
 	fi
 	"$work/$name" wait &
 	pid=$!
-	pids="$pids $pid"
+	live_pids="$live_pids $pid"
 	sleep 1
 	provs=$(sed -n 's/^provider[[:space:]]*\([A-Za-z_0-9]*\).*/\1/p' "$t")
 	: >"$work/$name.list"

@@ -1,10 +1,55 @@
 #!/bin/bash
-# livelib.sh - what the live suites (live.sh, live_corpus.sh) share:
-# sourced after lib.sh, with DTSNAP and DTCONSUME set.
+# livelib.sh - what the live tests share: the programs they run and the
+# checks that make them skip (exit 77) saying why, never fail, where live
+# tracing cannot work.  Sourced from cmd/tests/ (after or instead of
+# lib.sh, which it sources: lib.sh sets DTSNAP, so the environment's
+# DTSNAP and DTCONSUME, make check-live's, are taken first).
+#
+#   DTSNAP, DTCONSUME   the environment's, else the build tree's
+#   DTRACE              the environment's, else dtrace-utils' at
+#                       /var/tmp/dtrace-utils/dtrace
+#   live_root           skip unless root
+#   live_built P...     skip unless each program P was built
+#   live_dtrace         skip unless $DTRACE runs
+#   live_tmpdir P       $work, removed at exit with the $live_pids
+#   live_workdir P      live_tmpdir and the tick spinners (below)
+#   live_prereqs        skip unless dtsnap record can trace here
+livelib_dtsnap=${DTSNAP-}
+livelib_dtconsume=${DTCONSUME-}
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=.}"
+. "$top_srcdir/cmd/tests/lib.sh"
+DTSNAP=${livelib_dtsnap:-$top_builddir/cmd/dtsnap}
+DTCONSUME=${livelib_dtconsume:-$top_builddir/cmd/dtconsume}
+: "${DTRACE:=/var/tmp/dtrace-utils/dtrace}"
 
 skip() {
 	echo "SKIP: $*"
 	exit 77
+}
+
+live_root() {
+	[ "$(id -u)" = 0 ] || skip "not root (live tracing needs root)"
+}
+
+live_built() {
+	for _p in "$@"; do
+		[ -x "$_p" ] || skip "no $_p: build it first"
+	done
+}
+
+live_dtrace() {
+	[ -x "$DTRACE" ] || skip "no dtrace(1) at $DTRACE (set DTRACE)"
+}
+
+# live_tmpdir PREFIX: a work directory in $work; at exit it is removed
+# and the processes listed in $live_pids (a test's own) are killed
+live_tmpdir() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 99
+	live_pids=
+	spinners=
+	# shellcheck disable=SC2064
+	trap "kill \$spinners \$live_pids 2>/dev/null; rm -rf '$work'" EXIT
 }
 
 # live_workdir PREFIX: a work directory in $work, removed at exit, and a
@@ -15,22 +60,18 @@ skip() {
 # (the tee and the capture still come from one run; nothing here measures
 # time).
 live_workdir() {
-	work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 99
-	spinners=
+	live_tmpdir "$1"
 	for _ in $(seq "$(nproc 2>/dev/null || echo 2)"); do
 		nice -n 19 sh -c 'while :; do :; done' &
 		spinners="$spinners $!"
 	done
-	# shellcheck disable=SC2064
-	trap "kill $spinners 2>/dev/null; rm -rf '$work'" EXIT
 }
 
 # live_prereqs: skip (exit 77) unless dtsnap record can trace here.
 live_prereqs() {
 	local help
-	[ "$(id -u)" = 0 ] || skip "not root (live tracing needs root)"
-	[ -x "$DTSNAP" ] || skip "no $DTSNAP: build it first"
-	[ -x "$DTCONSUME" ] || skip "no $DTCONSUME: build it first"
+	live_root
+	live_built "$DTSNAP" "$DTCONSUME"
 	help=$("$DTSNAP" record --help 2>&1)
 	case $help in
 	*"without libdtrace"*) skip "$DTSNAP was built without libdtrace" ;;

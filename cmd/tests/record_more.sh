@@ -5,34 +5,32 @@
 #   time     dtrace-v2 records get their pass's time (dtsnap(5) clock):
 #            JSON "timestamp" is a number on every record, no earlier
 #            than the D timestamp the record printed (it fired before it
-#            was consumed) and less than 2 s after it; --until +DURATION
-#            selects a proper, non-empty subset; json-freebsd's timestamp
-#            is that number.
+#            was consumed) and no later than the recorder's end;
+#            --until +DURATION selects exactly the records of the passes
+#            up to it; json-freebsd's timestamp is that number.
 #   list     dtsnap record -l -n PROBE prints what dtrace -l -n PROBE
 #            prints; --version names the recorder and libdtrace.
 #   aggsnap  an aggregation-only run (@[execname] = count(), passes every
-#            50 ms) writes at most one aggregation snapshot per 10 s plus
-#            the last (not one a pass), and decodes to what dtrace printed.
+#            50 ms) writes at most one aggregation snapshot per 10 s of
+#            the run plus the first, the exit's and the last (not one a
+#            pass), and decodes to what dtrace printed.
 #   escape   a message quoting a file name escapes its control bytes
 #            as the decoder's messages do (\x1b, not ESC).
-#   pipe     dtsnap record -o - | dtconsume -u -: the lines come out over
-#            the run (first to last at least half as far apart as the
-#            lines of dtrace's own output, the tee, of the same script),
-#            not all at the end.
+#   pipe     dtsnap record -o - | dtconsume -u -: lines come out while
+#            the recording runs (its -c command waits for the first
+#            one, and the run ends when that command exits), in order.
+#
+# Nothing here depends on how fast the machine is: under load (issue 23
+# item 4) fixed bounds fail now and then: a record's pass can come more
+# than 2 s after it fired, a "6 s" run here lasted 50 s (and a run over
+# 10 s gets a fourth snapshot), and the pipe case compared the time
+# spans of two different runs (10 s against 5.8 s for one "3 s" script).
 #
 # Needs root, BPF, tracefs and a dtsnap built with libdtrace, and jq;
 # skips (77) printing why otherwise.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -u
-dtsnap_env=${DTSNAP-}
-dtconsume_env=${DTCONSUME-}
-: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
-: "${top_builddir:=.}"
-. "$top_srcdir/cmd/tests/lib.sh"
-. "$top_srcdir/cmd/tests/livelib.sh"
-DTSNAP=${dtsnap_env:-$top_builddir/cmd/dtsnap}
-DTCONSUME=${dtconsume_env:-$top_builddir/cmd/dtconsume}
-: "${DTRACE:=/var/tmp/dtrace-utils/dtrace}"
+. "$(dirname "$0")/livelib.sh"
 : "${JQ:=jq}"
 
 command -v "$JQ" >/dev/null 2>&1 || skip "no jq"
@@ -46,30 +44,50 @@ nok() {
 }
 
 # ---- time
+# a pass's clock is read by the recorder, so it is no later than the
+# CLOCK_MONOTONIC read after the recorder exited; /proc/uptime (boot
+# time, 10 ms steps) is never behind CLOCK_MONOTONIC, so it bounds it.
+# No fixed lag: on a loaded machine a pass comes seconds after firing.
 "$DTSNAP" record -q -o "$work/t.dtsnap" -n '
 tick-10ms { printf("%d\n", timestamp); }
 tick-1500ms { exit(0); }' >/dev/null 2>"$work/t.err" ||
 	nok "time: dtsnap record failed: $(head -n 1 "$work/t.err")"
+tend=$(awk '{ printf "%.0f\n", ($1 + 0.01) * 1e9 }' /proc/uptime)
 "$DTCONSUME" -f json "$work/t.dtsnap" >"$work/t.json" 2>"$work/t.jerr"
-bad=$("$JQ" -r 'select(.type == "probe") |
+bad=$("$JQ" -r --argjson tend "$tend" 'select(.type == "probe") |
     select(.records[0].message != null) |
     (.records[0].message | rtrimstr("\n") | tonumber) as $fired |
     if (.timestamp | type) != "number" then "null timestamp"
     elif .timestamp < $fired then "timestamp \(.timestamp) before \($fired)"
-    elif .timestamp - $fired >= 2000000000 then "timestamp \(.timestamp) 2 s after \($fired)"
+    elif .timestamp > $tend then "timestamp \(.timestamp) after the recorder ended (\($tend))"
     else empty end' "$work/t.json" | head -n 3)
-n=$("$JQ" -s '[.[] | select(.type == "probe" and .records[0].message != null)] | length' "$work/t.json")
+# the distinct pass times of the printing records, in order
+"$JQ" -r 'select(.type == "probe" and .records[0].message != null) |
+    .timestamp' "$work/t.json" | sort -n >"$work/t.pass"
+n=$(grep -c . "$work/t.pass")
+passes=$(uniq "$work/t.pass" | grep -c .)
 if [ -n "$bad" ] || [ "$n" -lt 10 ]; then
 	nok "time: $n records; $bad"
 else
-	echo "ok time: $n records, each timestamp within 2 s after it fired"
+	echo "ok time: $n records in $passes passes, each timestamp after it fired, before the recorder ended"
 fi
+# --until +D, D from the first record to the middle pass: exactly the
+# records of the passes up to it, a proper subset when there are two
 all=$("$DTCONSUME" "$work/t.dtsnap" | grep -c .)
-sel=$("$DTCONSUME" --until +500ms "$work/t.dtsnap" 2>"$work/t.serr" | grep -c .)
-if [ "$sel" -gt 0 ] && [ "$sel" -lt "$all" ]; then
-	echo "ok time: --until +500ms selects $sel of $all lines"
+if [ "$passes" -lt 2 ]; then
+	echo "# skip time --until: the run had one pass (loaded machine)"
 else
-	nok "time: --until +500ms gives $sel of $all lines: $(head -n 1 "$work/t.serr")"
+	t0=$(head -n 1 "$work/t.pass")
+	cut=$(uniq "$work/t.pass" | sed -n "$(((passes + 1) / 2))p")
+	want=$(awk -v c="$cut" '$1 <= c' "$work/t.pass" | grep -c .)
+	sel=$("$DTCONSUME" --until "+$((cut - t0))ns" "$work/t.dtsnap" \
+	    2>"$work/t.serr" | grep -c .)
+	if [ "$sel" -eq "$want" ] && [ "$sel" -gt 0 ] && [ "$sel" -lt "$all" ]; then
+		echo "ok time: --until +$((cut - t0))ns selects $sel of $all lines"
+	else
+		nok "time: --until +$((cut - t0))ns gives $sel of $all lines," \
+		    "$want expected: $(head -n 1 "$work/t.serr")"
+	fi
 fi
 first=$("$JQ" -s '[.[] | select(.type == "probe")][0].timestamp' "$work/t.json")
 fb=$("$DTCONSUME" -f json-freebsd "$work/t.dtsnap" 2>/dev/null |
@@ -140,42 +158,55 @@ else
 	nok "escape: $(head -n 1 "$work/e.err" | od -c | head -n 2)"
 fi
 
-# ---- aggsnap: 6 s of passes every 50 ms
+# ---- aggsnap: 6 s of passes every 50 ms (about 120).  Snapshots: the
+# first pass's, one per 10 s after it, the one before the exit record
+# (a pass with records) and the last; 10 s counted on the whole run,
+# which a loaded machine stretches well past 6 s.
+t=$(date +%s%N)
 "$DTSNAP" record --tee "$work/a.tee" -o "$work/a.dtsnap" -x switchrate=50ms \
     -n 'syscall:::entry { @[execname] = count(); } tick-6s { exit(0); }' \
     >/dev/null 2>"$work/a.err" || nok "aggsnap: record failed"
+secs=$((($(date +%s%N) - t) / 1000000000))
+max=$((3 + secs / 10))
 "$DTCONSUME" "$work/a.dtsnap" >"$work/a.dec" 2>/dev/null
 snaps=$("$DTSNAP" dump "$work/a.dtsnap" | grep -c '^item [0-9]*, offset [0-9]*: aggsnap')
 size=$(wc -c <"$work/a.dtsnap")
-if [ "$snaps" -le 3 ] && [ "$snaps" -ge 1 ] && cmp -s "$work/a.tee" "$work/a.dec"; then
-	echo "ok aggsnap: $snaps snapshots, $size bytes for 6 s, decode identical"
+if [ "$snaps" -le "$max" ] && [ "$snaps" -ge 1 ] && cmp -s "$work/a.tee" "$work/a.dec"; then
+	echo "ok aggsnap: $snaps snapshots (at most $max in $secs s), $size bytes, decode identical"
 else
-	nok "aggsnap: $snaps snapshots, $size bytes for 6 s" \
+	nok "aggsnap: $snaps snapshots (at most $max in $secs s), $size bytes" \
 	    "(decode $(cmp -s "$work/a.tee" "$work/a.dec" && echo identical ||
 	    echo differs))"
 fi
 
-# ---- pipe: a line out of dtconsume -u before the recording ends, i.e.
-# before the recorder's own last line (its tee, timed the same way)
-"$DTSNAP" record -q --tee - -o /dev/null -n 'tick-200ms { printf("%d\n", i++); }
-tick-3s { exit(0); }' 2>/dev/null |
+# ---- pipe: dtsnap record -o - | dtconsume -u -: lines come out while
+# the recording runs.  Shown causally, not by timing two runs (a loaded
+# machine stretches one and not the other): the recording cannot end
+# before a line is out, since its -c command waits for the first line
+# the pipeline printed and the run ends when that command exits.  A
+# decoder that printed only at the end of its input would hold the run
+# until the timeout (status 124).
+printf '#!/bin/sh\nwhile [ ! -s "%s" ]; do sleep 0.1; done\n' \
+    "$work/p.first" >"$work/waiter"
+chmod +x "$work/waiter"
+: >"$work/p.out"
+{
+	timeout -s INT 60 "$DTSNAP" record -q -o - -c "$work/waiter" \
+	    -n 'tick-200ms { printf("%d\n", i++); }' 2>"$work/p.err"
+	echo $? >"$work/p.rc"
+} | "$DTCONSUME" -u - 2>/dev/null |
     while IFS= read -r line; do
-	    echo "$(date +%s%N) $line"
-    done >"$work/p.tee"
-span=$(awk 'NR == 1 { a = $1 } END { print int(($1 - a) / 1000000) }' "$work/p.tee")
-start=$(date +%s%N)
-"$DTSNAP" record -q -o - -n 'tick-200ms { printf("%d\n", i++); }
-tick-3s { exit(0); }' 2>/dev/null | "$DTCONSUME" -u - 2>/dev/null |
-    while IFS= read -r line; do
-	    echo "$(( ($(date +%s%N) - start) / 1000000 )) $line"
-    done >"$work/p.out"
-# the first line to the last: as long as the tee's, less a pass or two
-# (a pass is decoded when the next one begins), not all at once
-got=$(awk 'NR == 1 { a = $1 } END { print $1 - a }' "$work/p.out")
+	    [ -n "$line" ] || continue
+	    echo "$line" >>"$work/p.out"
+	    [ -s "$work/p.first" ] || echo "$line" >"$work/p.first"
+    done
+rc=$(cat "$work/p.rc")
 n=$(grep -c . "$work/p.out")
-if [ "$n" -ge 10 ] && [ "$got" -ge $((span / 2)) ]; then
-	echo "ok pipe: $n lines over $got ms (the tee's over $span ms)"
+if [ "$rc" != 124 ] && [ "$n" -ge 1 ] &&
+    [ "$(cat "$work/p.out")" = "$(seq 0 $((n - 1)))" ]; then
+	echo "ok pipe: the run ended on its first decoded line (status $rc, $n lines 0..$((n - 1)))"
 else
-	nok "pipe: $n lines over ${got:-?} ms, the tee's over $span ms"
+	nok "pipe: status $rc, $n lines ($(head -c 60 "$work/p.out" | tr '\n' ' '))" \
+	    "$(head -n 1 "$work/p.err")"
 fi
 exit $fail
