@@ -131,8 +131,15 @@ fi
 
 # ---- list, version
 if [ -x "$DTRACE" ]; then
-	"$DTRACE" -l -n 'syscall::read*:entry' >"$work/l.exp" 2>/dev/null
-	"$DTSNAP" record -l -n 'syscall::read*:entry' >"$work/l.out" 2>"$work/l.err"
+	# Probe ids are numbered by each libdtrace as it enumerates the
+	# providers, so another tracing session that adds or removes probes
+	# (uprobes, USDT) between the two listings shifts them: list back to
+	# back, and again (at most three times) while the lists differ.
+	for try in 1 2 3; do
+		"$DTRACE" -l -n 'syscall::read*:entry' >"$work/l.exp" 2>/dev/null
+		"$DTSNAP" record -l -n 'syscall::read*:entry' >"$work/l.out" 2>"$work/l.err"
+		cmp -s "$work/l.exp" "$work/l.out" && break
+	done
 	if [ -s "$work/l.exp" ] && cmp -s "$work/l.exp" "$work/l.out"; then
 		echo "ok list: $(($(wc -l <"$work/l.out") - 1)) probes as dtrace -l"
 	else
