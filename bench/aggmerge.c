@@ -34,20 +34,20 @@ run(const char *path, unsigned flags, const char *what)
 	int rc;
 
 	dtc_error_clear(&err);
-	if ((r = dtc_open_file(path, flags, &err)) == NULL) {
+	if ((r = dtc_reader_open_file(path, flags, &err)) == NULL) {
 		fprintf(stderr, "aggmerge: %s: %s\n", path, err.text);
 		return 1;
 	}
-	while ((rc = dtc_next(r, &ev, &err)) != DTC_EOF) {
+	while ((rc = dtc_reader_next(r, &ev, &err)) != DTC_EOF) {
 		if (rc == DTC_FATAL) {
 			fprintf(stderr, "aggmerge: %s: %s\n", path, err.text);
-			dtc_close(r);
+			dtc_reader_close(r);
 			return 1;
 		}
 		dtc_error_clear(&err);
 		n++;
 	}
-	dtc_close(r);
+	dtc_reader_close(r);
 	printf("%s wall=%.3f cpu=%.3f events=%llu\n", what,
 	    now(CLOCK_MONOTONIC) - w0, now(CLOCK_PROCESS_CPUTIME_ID) - c0, n);
 	return 0;

@@ -679,7 +679,7 @@ w_stack(gen *g)
 	make_paths();
 	chk(dtc_writer_ksyms_begin(g->w, NKSYMS, err), err, "ksyms");
 	for (i = 0; i < NKSYMS; i++)
-		chk(dtc_writer_ksym(g->w, ksyms[i].addr, ksyms[i].size,
+		chk(dtc_writer_add_ksym(g->w, ksyms[i].addr, ksyms[i].size,
 		    ksyms[i].module, ksyms[i].name, err), err, "ksym");
 	chk(dtc_writer_ksyms_end(g->w, err), err, "ksyms");
 	probe(g, 71234, "profile", "", "", "profile-997");

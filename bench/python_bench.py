@@ -5,14 +5,14 @@ per-event interface's worst case), in one run: decode only on a large
 one (-C), the Python paths on a smaller one (-S):
 
   cat                       bytes/s, the reference of bench/run.sh
-  dtconsume -f none         per-event decode-only (C, dtc_consume)
+  dtconsume -f none         per-event decode-only (C, dtc_reader_consume)
   bench/batch               batch decode-only (C, dtc_batch_next)
   Python dicts              dtconsume.open(cap) iterated: dt2json's data
                             model as dicts, every event
   Python records            cap.records(): light Record objects
   Python columns            cap.records(columns=True): numpy arrays
   cffi records              the same light records through cffi over
-                            libdtconsume.so (dtc_next), the alternative
+                            libdtconsume.so (dtc_reader_next), the alternative
                             to the C extension
   babeltrace2 (bt2)         the same events as a CTF 1.8 trace
                             (bench/ctfgen.py) iterated with bt2's Python
@@ -111,7 +111,7 @@ def main() -> None:
     # see the same
     paths = [
         ("cat", lambda: child_cpu(["cat", big])),
-        ("dtconsume -f none (per event: dtc_consume)",
+        ("dtconsume -f none (per event: dtc_reader_consume)",
          lambda: child_cpu([os.path.join(build, "cmd", "dtconsume"),
                             "-f", "none", big])),
         ("bench/batch (batch: dtc_batch_next, every value read)",
@@ -151,7 +151,7 @@ def main() -> None:
                                 lib, cap], capture_output=True, check=True,
                                text=True)
             return float(p.stdout.split("seconds=")[1])
-        py.append(("cffi over libdtconsume.so (dtc_next): light records",
+        py.append(("cffi over libdtconsume.so (dtc_reader_next): light records",
                    med(via_cffi, 1)))
     except ImportError:
         py.append(("cffi (python3-cffi missing)", 0.0))

@@ -1,5 +1,5 @@
 """python_cffi.py - the other way to reach libdtconsume from Python: cffi
-in ABI mode over the built shared library, pulling events with dtc_next
+in ABI mode over the built shared library, pulling events with dtc_reader_next
 and making the same light records as dtconsume's Records (index, cpu,
 timestamp, epid, values) for the data records of each probe firing.
 
@@ -53,9 +53,9 @@ typedef struct dtc_event {
     uint64_t nrecords, ndrops, nerrors;
 } dtc_event;
 typedef struct dtc_reader dtc_reader;
-dtc_reader *dtc_open_file(const char *path, unsigned flags, dtc_error *err);
-int dtc_next(dtc_reader *r, const dtc_event **ev, dtc_error *err);
-void dtc_close(dtc_reader *r);
+dtc_reader *dtc_reader_open_file(const char *path, unsigned flags, dtc_error *err);
+int dtc_reader_next(dtc_reader *r, const dtc_event **ev, dtc_error *err);
+void dtc_reader_close(dtc_reader *r);
 """
 
 PROBE, RECORD, PROBE_END, EOF, INT = 2, 3, 4, 1, 1
@@ -68,14 +68,14 @@ def main(lib_path: str, capture: str) -> None:
     err = ffi.new("dtc_error *")
     evp = ffi.new("const dtc_event **")
     t0 = time.process_time()
-    r = lib.dtc_open_file(capture.encode(), 0, err)
+    r = lib.dtc_reader_open_file(capture.encode(), 0, err)
     nrec = nval = 0
     index = 0
     cur = None
     vals: list = []
     out = []
     while True:
-        rc = lib.dtc_next(r, evp, err)
+        rc = lib.dtc_reader_next(r, evp, err)
         if rc == EOF:
             break
         ev = evp[0]
@@ -96,7 +96,7 @@ def main(lib_path: str, capture: str) -> None:
                 nrec += len(out)
                 out = []
     nrec += len(out)
-    lib.dtc_close(r)
+    lib.dtc_reader_close(r)
     print(f"records={nrec} values={nval} "
           f"seconds={time.process_time() - t0:.3f}")
 

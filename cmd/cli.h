@@ -115,7 +115,7 @@ struct cli_progress {
 /* Also set as c->progress; NULL when standard error is not a terminal
  * (or out of memory). */
 cli_progress *cli_progress_start(cli *c, uint64_t after_ms);
-/* The capture now decoded (r NULL: none, e.g. before dtc_close); total
+/* The capture now decoded (r NULL: none, e.g. before dtc_reader_close); total
  * its size in bytes, 0 when not known (a pipe). */
 void cli_progress_file(cli_progress *p, const dtc_reader *r,
     const char *name, uint64_t total);

@@ -4,7 +4,7 @@
  * stderr as "prog: file: item N, offset M: message".
  *
  * Record selection (--probe, --cpu, --epid, --since, --until, -x cpu) is
- * the library's (dtc_select): every reader gets it, and a bad value is a
+ * the library's (dtc_reader_select): every reader gets it, and a bad value is a
  * bad command line.  A long decode on a terminal shows a progress line
  * (cli.c); options dtrace accepts that mean nothing offline are named in
  * one notice, not ignored in silence.
@@ -129,7 +129,7 @@ usage(const cli *c, const char *deffmt, FILE *fp)
 }
 
 struct opt { const char *name, *value; };
-/* a selection: dtc_select's what and value */
+/* a selection: dtc_reader_select's what and value */
 struct sel { const char *what, *value; };
 
 static int
@@ -328,7 +328,7 @@ on_emit_report(const dtc_error *err, void *arg)
 }
 
 /* One line for each kind of warning left out of the capture just decoded
- * (the name dtc_strerror gives the kind), and the counts reset.  The same
+ * (the name dtc_error_string gives the kind), and the counts reset.  The same
  * words from dtconsume and dtsnap validate, which agree line for line. */
 static void
 warn_summary(run *x, const char *source)
@@ -340,7 +340,7 @@ warn_summary(run *x, const char *source)
 			cli_warn(x->c, "%s: %llu more warning%s like '%s' not "
 			    "shown (dtsnap validate -a shows them all)", source,
 			    (unsigned long long)x->hidden[k],
-			    x->hidden[k] == 1 ? "" : "s", dtc_strerror(k));
+			    x->hidden[k] == 1 ? "" : "s", dtc_error_string(k));
 		x->shown[k] = x->hidden[k] = 0;
 	}
 }
@@ -348,7 +348,7 @@ warn_summary(run *x, const char *source)
 /*
  * The emitter stopped the capture (it printed dtrace's "processing
  * aborted: WHY" on its stream, or stopped for a reason of its own): one
- * line saying where, from the place dtc_consume gives in where.
+ * line saying where, from the place dtc_reader_consume gives in where.
  */
 static void
 report_stop(run *x, dtc_error *where)
@@ -414,30 +414,30 @@ open_capture(run *x, const decode_unit *u)
 
 	dtc_error_clear(&err);
 	if (u->n > 1)
-		r = dtc_open_series((const char *const *)u->paths, u->n,
+		r = dtc_reader_open_series((const char *const *)u->paths, u->n,
 		    x->flags, &err);
 	else if (strcmp(path, "-") == 0)
-		r = dtc_open_fd(0, "<stdin>", x->flags, &err);
+		r = dtc_reader_open_fd(0, "<stdin>", x->flags, &err);
 	else
-		r = dtc_open_file(path, x->flags, &err);
+		r = dtc_reader_open_file(path, x->flags, &err);
 	if (r == NULL) {
 		cli_report(x->c, &err);
 		return NULL;
 	}
 	for (i = 0; i < x->nopts; i++) {
 		dtc_error_clear(&err);
-		if (dtc_set_option(r, x->opts[i].name, x->opts[i].value,
+		if (dtc_reader_set_option(r, x->opts[i].name, x->opts[i].value,
 		    &err) != DTC_OK) {
-			dtc_close(r);
+			dtc_reader_close(r);
 			cli_usage_warn(x->c, "%s", err.text);
 			return NULL;
 		}
 	}
 	for (i = 0; i < x->nsels; i++) {
 		dtc_error_clear(&err);
-		if (dtc_select(r, x->sels[i].what, x->sels[i].value, &err) !=
+		if (dtc_reader_select(r, x->sels[i].what, x->sels[i].value, &err) !=
 		    DTC_OK) {
-			dtc_close(r);
+			dtc_reader_close(r);
 			cli_usage_warn(x->c, "--%s: %s", x->sels[i].what,
 			    err.text);
 			return NULL;
@@ -499,7 +499,7 @@ decode_file(run *x, dtc_reader *r, const char *path)
 	/* DTC_WARN (something skipped, or no end item) needs nothing more
 	 * here: on_warn reported each warning, the missing end item too,
 	 * and raised the status */
-	rc = dtc_consume(r, x->c->progress != NULL ? &counted : &handler, x,
+	rc = dtc_reader_consume(r, x->c->progress != NULL ? &counted : &handler, x,
 	    &where);
 	cli_progress_file(x->c->progress, NULL, NULL, 0);
 	/* an emitter stops with DTC_EMIT_ABORT or -1, never a DTC_ status */
@@ -507,7 +507,7 @@ decode_file(run *x, dtc_reader *r, const char *path)
 		/* the emitter stopped (dtrace's "processing aborted") */
 		report_stop(x, &where);
 		warn_summary(x, source);
-		dtc_close(r);
+		dtc_reader_close(r);
 		return -1;
 	}
 	warn_summary(x, source);
@@ -520,7 +520,7 @@ decode_file(run *x, dtc_reader *r, const char *path)
 			return 0;
 		}
 	}
-	dtc_close(r);
+	dtc_reader_close(r);
 	return 0;
 }
 
@@ -803,7 +803,7 @@ decode_main(int argc, char **argv, const char *deffmt)
 		case OPT_EPID:
 		case OPT_SINCE:
 		case OPT_UNTIL:
-			/* the long option's name is dtc_select's what */
+			/* the long option's name is dtc_reader_select's what */
 			sels[x.nsels].what = ch == OPT_PROBE ? "probe" :
 			    ch == OPT_CPU ? "cpu" : ch == OPT_EPID ? "epid" :
 			    ch == OPT_SINCE ? "since" : "until";
@@ -906,7 +906,7 @@ decode_main(int argc, char **argv, const char *deffmt)
 			break;
 	if (c.status == CLI_EXIT_USAGE ||
 	    cli_out_open(&c, &out, outpath) != 0) {
-		dtc_close(first);
+		dtc_reader_close(first);
 		free(units);
 	free(opts);
 		free(sels);
@@ -944,7 +944,7 @@ decode_main(int argc, char **argv, const char *deffmt)
 			fclose(errs);
 		cli_warn(&c, "cannot start the %s output", em->name);
 		cli_out_close(&c, &out, 0, 0, 0);
-		dtc_close(first);
+		dtc_reader_close(first);
 		free(units);
 	free(opts);
 		free(sels);
@@ -972,7 +972,7 @@ decode_main(int argc, char **argv, const char *deffmt)
 				break;
 	}
 	dtc_aggmerge_free(x.merge);
-	dtc_close(x.keep);
+	dtc_reader_close(x.keep);
 	/* off the screen before an output that comes at the end (none,
 	 * folded) is written to the terminal */
 	cli_progress_end(&c);

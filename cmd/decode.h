@@ -18,7 +18,7 @@ unsigned decode_maxwarn(void);
  * decode_series.c: the operands as the captures to decode, in order.  A
  * file that is a part of a series (dtsnap(5), SERIES) takes the other
  * parts of that series named after it, which are read with it as one
- * capture (dtc_open_series), at its place.  One malloc'd block (free
+ * capture (dtc_reader_open_series), at its place.  One malloc'd block (free
  * it); NULL when out of memory.
  */
 typedef struct decode_unit {

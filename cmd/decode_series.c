@@ -2,7 +2,7 @@
  * decode_series.c - dtconsume's operands grouped into captures: the
  * parts of a series named on the command line (in any order, as a shell
  * glob lists them or not) are read as the one capture they were cut
- * from (dtc_open_series); every other file is a capture of its own.
+ * from (dtc_reader_open_series); every other file is a capture of its own.
  */
 #include "config.h"
 

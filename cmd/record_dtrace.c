@@ -785,7 +785,7 @@ snap_entry(const dtrace_aggdata_t *agd, void *arg)
 	uint32_t aggid;
 
 	memcpy(&aggid, agd->dtada_key, sizeof(aggid));
-	if (w == NULL || rec_sink_check(g.sink, dtc_writer_aggsnap_entry(w,
+	if (w == NULL || rec_sink_check(g.sink, dtc_writer_add_aggsnap_entry(w,
 	    aggid, agd->dtada_key, desc->dtagd_ksize, agd->dtada_data,
 	    desc->dtagd_dsize, rec_sink_err(g.sink))) != 0)
 		sw->failed = 1;
@@ -1081,7 +1081,7 @@ write_ksyms(void)
 		goto out;
 	for (i = 0; i < n; i++)
 		if (syms[i].size != 0 && rec_sink_check(g.sink,
-		    dtc_writer_ksym(w, syms[i].addr, syms[i].size, syms[i].mod,
+		    dtc_writer_add_ksym(w, syms[i].addr, syms[i].size, syms[i].mod,
 		    syms[i].name, rec_sink_err(g.sink))) != 0)
 			goto out;
 	rc = rec_sink_check(g.sink, dtc_writer_ksyms_end(w,

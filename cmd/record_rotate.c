@@ -212,7 +212,7 @@ part_begin(rec_rotate *r, FILE *out, dtc_error *err)
 	r->start = now_ns(CLOCK_MONOTONIC);
 	if (r->ring != 0 && (out = ring_part(r, err)) == NULL)
 		return NULL;
-	w = dtc_series_part(r->s, out, r->start, now_ns(CLOCK_REALTIME), err);
+	w = dtc_series_begin_part(r->s, out, r->start, now_ns(CLOCK_REALTIME), err);
 	r->first = r->last = 0;
 	r->records = 0;
 	switch_asked = 0;
@@ -351,7 +351,7 @@ ring_write(rec_rotate *r, int more, int exit_status, dtc_error *err)
 				rep = 0;
 				(void)dtc_item_get_uint(c, &it, &it.nodes[0],
 				    "replayed", 0, &rep, NULL);
-				if (j == 0 && dtc_series_part(sw, r->out->fp, hr,
+				if (j == 0 && dtc_series_begin_part(sw, r->out->fp, hr,
 				    wall, err) == NULL)
 					goto out;
 				continue;

@@ -101,7 +101,7 @@ open_part(struct split *sp)
 	}
 	if (cli_out_open(sp->c, &sp->o, sp->name) != 0)
 		return -1;
-	if (dtc_series_part(sp->s, sp->o.fp, sp->hr, sp->wall, &err) == NULL) {
+	if (dtc_series_begin_part(sp->s, sp->o.fp, sp->hr, sp->wall, &err) == NULL) {
 		set_source(&err, sp->name);
 		cli_report(sp->c, &err);
 		(void)cli_out_close(sp->c, &sp->o, 0, 0, 0);

@@ -762,7 +762,7 @@ do_ksyms(synth *s, json_t *v, dtc_writer *w)
 		if (sy_u64(s, json_array_get(e, 0), UINT64_MAX, &addr) != 0 ||
 		    sy_u64(s, json_array_get(e, 1), UINT64_MAX, &size) != 0)
 			return -1;
-		if (w != NULL && dtc_writer_ksym(w, addr, size,
+		if (w != NULL && dtc_writer_add_ksym(w, addr, size,
 		    json_string_value(json_array_get(e, 2)),
 		    json_string_value(json_array_get(e, 3)), s->err) != DTC_OK)
 			return -1;

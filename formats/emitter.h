@@ -105,11 +105,11 @@ dtc_cutlog_first(dtc_cutlog *l, const void *key)
 
 /*
  * The cap on one message or value: maxmsgsize, as the library reads it
- * (dtc_text_cut); SIZE_MAX for none.  Kept per reader (who, cap): only
+ * (dtc_reader_text_cut); SIZE_MAX for none.  Kept per reader (who, cap): only
  * the caller sets maxmsgsize, before the first event (a capture cannot:
- * dtc_set_option), and a lookup by name costs about 850 instructions.  A
+ * dtc_reader_set_option), and a lookup by name costs about 850 instructions.  A
  * text no longer than this needs no cut, so an emitter asks the library
- * (dtc_text_cut) only past it.  Emptied (*who = NULL) when a capture
+ * (dtc_reader_text_cut) only past it.  Emptied (*who = NULL) when a capture
  * begins: a new reader may sit where an old one was.
  */
 static inline size_t
@@ -119,7 +119,7 @@ dtc_emit_cap(const dtc_reader *r, const dtc_reader **who, size_t *cap)
 
 	if (r != NULL && r == *who)
 		return *cap;
-	v = r != NULL ? dtc_get_option(r, "maxmsgsize") : DTC_OPT_UNSET;
+	v = r != NULL ? dtc_reader_get_option(r, "maxmsgsize") : DTC_OPT_UNSET;
 	*cap = v < 0 ? DTC_MAXMSGSIZE_DEFAULT : v == 0 ? SIZE_MAX :
 	    (size_t)v;
 	*who = r;
@@ -127,8 +127,8 @@ dtc_emit_cap(const dtc_reader *r, const dtc_reader **who, size_t *cap)
 }
 
 /*
- * Report a message cut at the cap (err from dtc_printf_render or
- * dtc_printa_render, DTC_WARN) once per statement: where (the file, the
+ * Report a message cut at the cap (err from dtc_reader_printf_render or
+ * dtc_reader_printa_render, DTC_WARN) once per statement: where (the file, the
  * record's CPU), what, and how to have it whole.
  */
 static inline void

@@ -25,7 +25,7 @@
  *    the merged printing after the last capture is the one counted.
  *
  * A frame is the text dtconsume's text output prints for it (the library's
- * dtc_frame_text/dtc_uaddr_text, user frames chosen by the rule of
+ * dtc_reader_frame_text/dtc_reader_uaddr_text, user frames chosen by the rule of
  * text.c's ustack_frame), with two changes flame graph tools need: ';'
  * (their frame separator) becomes ':', as stackcollapse.pl does, and white
  * space and control characters (a newline would end the line, a blank
@@ -326,7 +326,7 @@ kernel_stack(folded_state *st, const dtc_reader *r, const dtc_value *v)
 			continue;
 		}
 		dtc_buf_reset(&st->sym);
-		dtc_frame_text(r, pc, &st->sym);
+		dtc_reader_frame_text(r, pc, &st->sym);
 		push_frame(st, st->sym.s, st->sym.len);
 		pccache_put(&st->ft, pc, st->sym.s, st->sym.len);
 	}
@@ -361,7 +361,7 @@ user_stack(folded_state *st, const dtc_reader *r, const dtc_value *v)
 		/* the process "can be grabbed" when we know any of its pcs */
 		for (i = 0; i < v->nframes && (pc = dtc_value_pc(v, i)) != 0;
 		    i++) {
-			if (dtc_usym_lookup(r, v->pid, pc, &sym)) {
+			if (dtc_reader_usym_lookup(r, v->pid, pc, &sym)) {
 				proc_known = 1;
 				break;
 			}
@@ -369,16 +369,16 @@ user_stack(folded_state *st, const dtc_reader *r, const dtc_value *v)
 	}
 	for (i = 0; i < v->nframes && (pc = dtc_value_pc(v, i)) != 0; i++) {
 		sn = str != NULL ? strnlen(str, (size_t)(strend - str)) : 0;
-		found = dtc_usym_lookup(r, v->pid, pc, &sym);
+		found = dtc_reader_usym_lookup(r, v->pid, pc, &sym);
 		helper = str != NULL && sn > 0 && str[0] != '@' &&
 		    (illumos ? !found : (proc_known && !found));
 		dtc_buf_reset(&st->sym);
 		if (found && sym.name != NULL)
-			dtc_uaddr_text(r, v->pid, pc, 0, &st->sym);
+			dtc_reader_uaddr_text(r, v->pid, pc, 0, &st->sym);
 		else if (helper)
 			dtc_buf_append(&st->sym, str, sn);
 		else if (found)
-			dtc_uaddr_text(r, v->pid, pc, 0, &st->sym);
+			dtc_reader_uaddr_text(r, v->pid, pc, 0, &st->sym);
 		else
 			dtc_buf_printf(&st->sym, "0x%" PRIx64, pc);
 		push_frame(st, st->sym.s != NULL ? st->sym.s : "",
@@ -489,19 +489,19 @@ key_frame(folded_state *st, const dtc_reader *r, const dtc_value *k)
 	dtc_buf_reset(&st->sym);
 	switch (k->kind) {
 	case DTC_V_SYM:
-		dtc_addr_text(r, k->addr, 1, &st->sym);
+		dtc_reader_addr_text(r, k->addr, 1, &st->sym);
 		break;
 	case DTC_V_MOD:
-		dtc_mod_text(r, k->addr, &st->sym);
+		dtc_reader_mod_text(r, k->addr, &st->sym);
 		break;
 	case DTC_V_USYM:
-		dtc_uaddr_text(r, k->pid, k->addr, 1, &st->sym);
+		dtc_reader_uaddr_text(r, k->pid, k->addr, 1, &st->sym);
 		break;
 	case DTC_V_UADDR:
-		dtc_uaddr_text(r, k->pid, k->addr, 0, &st->sym);
+		dtc_reader_uaddr_text(r, k->pid, k->addr, 0, &st->sym);
 		break;
 	case DTC_V_UMOD:
-		dtc_umod_text(r, k->pid, k->addr, &st->sym);
+		dtc_reader_umod_text(r, k->pid, k->addr, &st->sym);
 		break;
 	default:
 		if (k->size == 1 || k->size == 2 || k->size == 4 ||

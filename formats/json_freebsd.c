@@ -210,7 +210,7 @@ sym_string(fb *s, const dtc_reader *r, const void *key)
 	dtc_error err = DTC_ERROR_INIT;
 	size_t n = s->buf.len;
 
-	if (dtc_text_cut(r, &s->buf, 0, "symbol", &err) == DTC_WARN) {
+	if (dtc_reader_text_cut(r, &s->buf, 0, "symbol", &err) == DTC_WARN) {
 		n = model_utf8_cut(s->buf.s, s->buf.len);
 		if (s->ev != NULL)
 			dtc_emit_cut(&s->opts, &s->cuts, s->ev, key, &err);
@@ -238,17 +238,17 @@ frames(fb *s, const dtc_reader *r, const dtc_value *v)
 		f = json_object();
 		n = left > 0 ? strnlen(str, left) : 0;
 		if (v->kind == DTC_V_USTACK && n > 0 && str[0] != '@' &&
-		    !dtc_usym_lookup(r, v->pid, pc, &sym)) {
+		    !dtc_reader_usym_lookup(r, v->pid, pc, &sym)) {
 			json_object_set_new(f, "symbol", json_stringn(str, n));
 		} else {
 			found = v->kind == DTC_V_USTACK ?
-			    dtc_usym_lookup(r, v->pid, pc, &sym) :
-			    dtc_ksym_lookup(r, pc, &sym);
+			    dtc_reader_usym_lookup(r, v->pid, pc, &sym) :
+			    dtc_reader_ksym_lookup(r, pc, &sym);
 			dtc_buf_reset(&s->buf);
 			if (v->kind == DTC_V_USTACK)
-				dtc_uaddr_text(r, v->pid, pc, 0, &s->buf);
+				dtc_reader_uaddr_text(r, v->pid, pc, 0, &s->buf);
 			else
-				dtc_frame_text(r, pc, &s->buf);
+				dtc_reader_frame_text(r, pc, &s->buf);
 			json_object_set_new(f, "symbol",
 			    sym_string(s, r, v->rd));
 			if (found && sym.module != NULL)
@@ -302,11 +302,11 @@ element(fb *s, const dtc_reader *r, const dtc_value *v)
 		json_object_set_new(o, "ustack-frames", frames(s, r, v));
 		break;
 	case DTC_V_SYM:
-		dtc_addr_text(r, v->addr, 1, &s->buf);
+		dtc_reader_addr_text(r, v->addr, 1, &s->buf);
 		json_object_set_new(o, "sym", sym_string(s, r, v->rd));
-		if (dtc_ksym_lookup(r, v->addr, &sym) && sym.module != NULL)
+		if (dtc_reader_ksym_lookup(r, v->addr, &sym) && sym.module != NULL)
 			json_object_set_new(o, "object", json_string(sym.module));
-		if (dtc_ksym_lookup(r, v->addr, &sym) && sym.name != NULL) {
+		if (dtc_reader_ksym_lookup(r, v->addr, &sym) && sym.name != NULL) {
 			json_object_set_new(o, "name", json_string(sym.name));
 		} else {
 			snprintf(off, sizeof(off), "0x%" PRIx64, v->addr);
@@ -314,16 +314,16 @@ element(fb *s, const dtc_reader *r, const dtc_value *v)
 		}
 		break;
 	case DTC_V_MOD:
-		dtc_mod_text(r, v->addr, &s->buf);
+		dtc_reader_mod_text(r, v->addr, &s->buf);
 		json_object_set_new(o, "mod", sym_string(s, r, v->rd));
 		break;
 	case DTC_V_UMOD:
-		dtc_umod_text(r, v->pid, v->addr, &s->buf);
+		dtc_reader_umod_text(r, v->pid, v->addr, &s->buf);
 		json_object_set_new(o, "umod", sym_string(s, r, v->rd));
 		break;
 	case DTC_V_USYM:
 	case DTC_V_UADDR:
-		dtc_uaddr_text(r, v->pid, v->addr, v->kind == DTC_V_USYM,
+		dtc_reader_uaddr_text(r, v->pid, v->addr, v->kind == DTC_V_USYM,
 		    &s->buf);
 		json_object_set_new(o, "usym", sym_string(s, r, v->rd));
 		break;
@@ -598,7 +598,7 @@ check_printa(fb *s, const dtc_event *ev, const dtc_aggprint *ap)
 	for (j = 0; ap->fmt != NULL && j < ap->nrows; j++) {
 		dtc_error_clear(&err);
 		dtc_buf_reset(&s->buf);
-		rc = dtc_printa_render(ev->reader, ap, &ap->rows[j], &s->buf,
+		rc = dtc_reader_printa_render(ev->reader, ap, &ap->rows[j], &s->buf,
 		    &err);
 		if (rc == DTC_WARN)
 			dtc_emit_cut(&s->opts, &s->cuts, ev, ap->fmt, &err);
@@ -631,7 +631,7 @@ on_record(const dtc_event *ev, void *arg)
 		 * as with the other formats */
 		dtc_error_clear(&err);
 		dtc_buf_reset(&s->buf);
-		rc = dtc_printf_render(ev->reader, v, &s->buf, &err);
+		rc = dtc_reader_printf_render(ev->reader, v, &s->buf, &err);
 		if (rc != DTC_OK && rc != DTC_WARN)
 			return abort_capture(s, dtc_emit_errmsg(&err));
 		if (v->action == DTC_ACT_PRINTF) {

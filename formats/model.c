@@ -284,7 +284,7 @@ symbol_text(model *m, model_out *o, const dtc_reader *r, const void *key)
 
 	if (m->serr.code != DTC_E_NONE)
 		dtc_error_clear(&m->serr);
-	rc = dtc_text_cut(r, &m->buf, 0, "symbol", &m->serr);
+	rc = dtc_reader_text_cut(r, &m->buf, 0, "symbol", &m->serr);
 	KEY(o, "symbol");
 	O(o, str, m->buf.s, rc == DTC_WARN ? model_utf8_cut(m->buf.s,
 	    m->buf.len) : m->buf.len);
@@ -292,7 +292,7 @@ symbol_text(model *m, model_out *o, const dtc_reader *r, const void *key)
 		dtc_emit_cut(&m->opts, &m->cuts, m->ev, key, &m->serr);
 }
 
-/* A record's bytes as its flavor's printer shows them (dtc_record_string):
+/* A record's bytes as its flavor's printer shows them (dtc_reader_record_string):
  * a v2 string is text up to its NUL whatever follows it. */
 static void
 record_payload(model_out *o, const dtc_reader *r, const dtc_value *v)
@@ -301,7 +301,7 @@ record_payload(model_out *o, const dtc_reader *r, const dtc_value *v)
 	size_t len;
 
 	raw.kind = DTC_V_OTHER;    /* a typed value's bytes as well */
-	if (dtc_record_string(r, &raw, &len)) {
+	if (dtc_reader_record_string(r, &raw, &len)) {
 		KEY(o, "string");
 		O(o, str, (const char *)v->data, len);
 	} else {
@@ -331,8 +331,8 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 		}
 		keep = O(o, so_far, &mark) != NULL;
 	}
-	found = user ? dtc_usym_lookup(r, pid, pc, &s) :
-	    dtc_ksym_lookup(r, pc, &s);
+	found = user ? dtc_reader_usym_lookup(r, pid, pc, &s) :
+	    dtc_reader_ksym_lookup(r, pc, &s);
 	kname(m, o, "module", r, found ? s.module : NULL);
 	kname(m, o, "name", r, found ? s.name : NULL);
 	KEY(o, "offset");
@@ -342,9 +342,9 @@ frame(model *m, model_out *o, const dtc_reader *r, uint64_t pc, int user,
 		O(o, null);
 	dtc_buf_reset(&m->buf);
 	if (user)
-		dtc_uaddr_text(r, pid, pc, 0, &m->buf);
+		dtc_reader_uaddr_text(r, pid, pc, 0, &m->buf);
 	else
-		dtc_frame_text(r, pc, &m->buf);
+		dtc_reader_frame_text(r, pc, &m->buf);
 	symbol_text(m, o, r, m->ev != NULL && m->ev->value != NULL ?
 	    (const void *)m->ev->value->rd : NULL);
 	if (helper != NULL) {
@@ -401,9 +401,9 @@ symbol_payload(model *m, model_out *o, const dtc_reader *r,
 	if (user) {
 		KEY(o, "pid");
 		O(o, u64, v->pid);
-		found = dtc_usym_lookup(r, v->pid, v->addr, &s);
+		found = dtc_reader_usym_lookup(r, v->pid, v->addr, &s);
 	} else {
-		found = dtc_ksym_lookup(r, v->addr, &s);
+		found = dtc_reader_ksym_lookup(r, v->addr, &s);
 	}
 	KEY(o, "addr");
 	O(o, addr, v->addr);
@@ -418,11 +418,11 @@ symbol_payload(model *m, model_out *o, const dtc_reader *r,
 	}
 	dtc_buf_reset(&m->buf);
 	switch (v->kind) {
-	case DTC_V_SYM: dtc_addr_text(r, v->addr, 1, &m->buf); break;
-	case DTC_V_MOD: dtc_mod_text(r, v->addr, &m->buf); break;
-	case DTC_V_USYM: dtc_uaddr_text(r, v->pid, v->addr, 1, &m->buf); break;
-	case DTC_V_UMOD: dtc_umod_text(r, v->pid, v->addr, &m->buf); break;
-	default: dtc_uaddr_text(r, v->pid, v->addr, 0, &m->buf); break;
+	case DTC_V_SYM: dtc_reader_addr_text(r, v->addr, 1, &m->buf); break;
+	case DTC_V_MOD: dtc_reader_mod_text(r, v->addr, &m->buf); break;
+	case DTC_V_USYM: dtc_reader_uaddr_text(r, v->pid, v->addr, 1, &m->buf); break;
+	case DTC_V_UMOD: dtc_reader_umod_text(r, v->pid, v->addr, &m->buf); break;
+	default: dtc_reader_uaddr_text(r, v->pid, v->addr, 0, &m->buf); break;
 	}
 	symbol_text(m, o, r, v->rd);
 }
@@ -601,7 +601,7 @@ typed_payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 	dtc_error_clear(&err);
 	dtc_buf_reset(&m->buf);
 	KEY(o, "text");
-	rc = dtc_typed_render(r, v, &m->buf, &err);
+	rc = dtc_reader_typed_render(r, v, &m->buf, &err);
 	if (rc == DTC_OK)
 		O(o, str, m->buf.s, m->buf.len);
 	else if (rc == DTC_WARN)   /* cut at the cap, said once */
@@ -614,12 +614,12 @@ typed_payload(model *m, model_out *o, const dtc_reader *r, const dtc_value *v)
 	t.o = o;
 	t.left = model_cap(m, r);
 	dtc_error_clear(&err);
-	if (dtc_typed_walk(r, v, tcount, NULL, &err) != DTC_OK) {
+	if (dtc_reader_typed_walk(r, v, tcount, NULL, &err) != DTC_OK) {
 		record_payload(o, r, v);
 		return;
 	}
 	KEY(o, "value");
-	dtc_typed_walk(r, v, tnode, &t, &err);
+	dtc_reader_typed_walk(r, v, tnode, &t, &err);
 	if (!t.cut)
 		return;
 	KEY(o, "truncated");
@@ -855,7 +855,7 @@ agg_value(model_out *o, const dtc_aggval *v)
 
 /*
  * The aggregation line of a printing.  Returns DTC_OK, DTC_WARN when a
- * row's message was cut at the cap, or what dtc_printa_render failed
+ * row's message was cut at the cap, or what dtc_reader_printa_render failed
  * with, err saying why: the line then ends after that row (written all
  * the same) and the caller stops the capture.
  */
@@ -937,7 +937,7 @@ agg_line(model *m, const dtc_event *ev, const dtc_aggprint *ap,
 
 			dtc_error_clear(err);
 			dtc_buf_reset(&m->buf);
-			mrc = dtc_printa_render(r, ap, row, &m->buf, err);
+			mrc = dtc_reader_printa_render(r, ap, row, &m->buf, err);
 			if (mrc == DTC_OK || mrc == DTC_WARN)
 				message_member(m, o, ev, ap->fmt, mrc, err);
 			if (mrc != DTC_OK)
@@ -1151,7 +1151,7 @@ model_on_record(const dtc_event *ev, void *arg)
 		kstr(o, "format", dtc_format_string(v->fmt));
 		dtc_error_clear(&err);
 		dtc_buf_reset(&m->buf);
-		rc = dtc_printf_render(r, v, &m->buf, &err);
+		rc = dtc_reader_printf_render(r, v, &m->buf, &err);
 		message_member(m, o, ev, v->fmt, rc, &err);
 		if (v->action != DTC_ACT_PRINTF)
 			kstr(o, "notice", v->action == DTC_ACT_SYSTEM ?

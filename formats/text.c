@@ -18,7 +18,7 @@
  *    and output keeps going to the normal stream.
  *  - A record that cannot be rendered (data record mismatch) prints
  *    "dtrace: processing aborted: MSG" as dtrace(1) does; the callback then
- *    returns DTC_EMIT_ABORT, which stops dtc_consume(): the program exits 1.
+ *    returns DTC_EMIT_ABORT, which stops dtc_reader_consume(): the program exits 1.
  *    As in dtrace(1), no end-of-run newline or aggregation follows.
  *    The JSON, CBOR and json-freebsd outputs do the same (emitter.h).
  *  - A printf/printa message over the cap (maxmsgsize, printf_render.c) is
@@ -55,7 +55,7 @@
 
 #ifndef DTC_EMIT_ABORT
 /* A callback's return value when processing must stop (the emitter has
- * already said why on the error stream); dtc_consume() returns it. */
+ * already said why on the error stream); dtc_reader_consume() returns it. */
 #define DTC_EMIT_ABORT 2
 #endif
 
@@ -315,7 +315,7 @@ errmsg(const dtc_error *err)
 static int
 opt_set(const dtc_reader *r, const char *name)
 {
-	return dtc_get_option(r, name) != DTC_OPT_UNSET;
+	return dtc_reader_get_option(r, name) != DTC_OPT_UNSET;
 }
 
 static int
@@ -341,7 +341,7 @@ word(const uint8_t *p, int swap)
 static int
 encoding_is(const dtc_reader *r, const char *what)
 {
-	const char *e = dtc_get_option_string(r, "encoding");
+	const char *e = dtc_reader_get_option_string(r, "encoding");
 
 	return e != NULL && strcmp(e, what) == 0;
 }
@@ -436,7 +436,7 @@ print_bytes(text_state *st, const dtc_reader *r, const uint8_t *c, size_t n,
 static int
 stackindent(const dtc_reader *r)
 {
-	int64_t v = dtc_get_option(r, "stackindent");
+	int64_t v = dtc_reader_get_option(r, "stackindent");
 
 	if (v == DTC_OPT_UNSET)
 		return STKINDENT_DEFAULT;
@@ -461,14 +461,14 @@ sym_cap(text_state *st, const dtc_reader *r, const void *key)
 		return;
 	if (st->perr.code != DTC_E_NONE)
 		dtc_error_clear(&st->perr);
-	if (dtc_text_cut(r, &st->sym, 0, "symbol", &st->perr) == DTC_WARN &&
+	if (dtc_reader_text_cut(r, &st->sym, 0, "symbol", &st->perr) == DTC_WARN &&
 	    st->ev != NULL) {
 		errsync(st);
 		dtc_emit_cut(&st->opts, &st->cuts, st->ev, key, &st->perr);
 	}
 }
 
-/* dtc_frame_text(r, pc) appended to the output, from the cache when it
+/* dtc_reader_frame_text(r, pc) appended to the output, from the cache when it
  * holds it */
 static void
 frame_text(text_state *st, const dtc_reader *r, uint64_t pc, const void *key)
@@ -481,7 +481,7 @@ frame_text(text_state *st, const dtc_reader *r, uint64_t pc, const void *key)
 		return;
 	}
 	dtc_buf_reset(&st->sym);
-	dtc_frame_text(r, pc, &st->sym);
+	dtc_reader_frame_text(r, pc, &st->sym);
 	sym_cap(st, r, key);
 	oput(st, st->sym.s, st->sym.len);
 	pccache_put(&st->ft, pc, st->sym.s, st->sym.len);
@@ -527,12 +527,12 @@ ustack_frame(text_state *st, const dtc_reader *r, uint64_t pid, uint64_t pc,
     const void *key)
 {
 	dtc_symbol sym;
-	int found = dtc_usym_lookup(r, pid, pc, &sym);
+	int found = dtc_reader_usym_lookup(r, pid, pc, &sym);
 	int helper;
 
 	dtc_buf_reset(&st->sym);
 	if (found && sym.name != NULL) {
-		dtc_uaddr_text(r, pid, pc, 0, &st->sym);
+		dtc_reader_uaddr_text(r, pid, pc, 0, &st->sym);
 		sym_cap(st, r, key);
 		oput(st, st->sym.s, st->sym.len);
 		return;
@@ -542,7 +542,7 @@ ustack_frame(text_state *st, const dtc_reader *r, uint64_t pid, uint64_t pc,
 	if (helper) {
 		oput(st, str, strn);
 	} else if (found) {
-		dtc_uaddr_text(r, pid, pc, 0, &st->sym);
+		dtc_reader_uaddr_text(r, pid, pc, 0, &st->sym);
 		sym_cap(st, r, key);
 		oput(st, st->sym.s, st->sym.len);
 	} else {
@@ -574,7 +574,7 @@ print_ustack(text_state *st, const dtc_reader *r, const dtc_value *v)
 		/* the process "can be grabbed" when we know any of its pcs */
 		for (i = 0; i < v->nframes && (pc = dtc_value_pc(v, i)) != 0;
 		    i++) {
-			if (dtc_usym_lookup(r, v->pid, pc, &sym)) {
+			if (dtc_reader_usym_lookup(r, v->pid, pc, &sym)) {
 				proc_known = 1;
 				break;
 			}
@@ -617,19 +617,19 @@ print_symbolic(text_state *st, const dtc_reader *r, const dtc_value *v)
 	dtc_buf_reset(&st->sym);
 	switch (v->kind) {
 	case DTC_V_SYM:
-		dtc_addr_text(r, v->addr, 1, &st->sym);
+		dtc_reader_addr_text(r, v->addr, 1, &st->sym);
 		break;
 	case DTC_V_MOD:
-		dtc_mod_text(r, v->addr, &st->sym);
+		dtc_reader_mod_text(r, v->addr, &st->sym);
 		break;
 	case DTC_V_USYM:
-		dtc_uaddr_text(r, v->pid, v->addr, 1, &st->sym);
+		dtc_reader_uaddr_text(r, v->pid, v->addr, 1, &st->sym);
 		break;
 	case DTC_V_UADDR:
-		dtc_uaddr_text(r, v->pid, v->addr, 0, &st->sym);
+		dtc_reader_uaddr_text(r, v->pid, v->addr, 0, &st->sym);
 		break;
 	case DTC_V_UMOD:
-		dtc_umod_text(r, v->pid, v->addr, &st->sym);
+		dtc_reader_umod_text(r, v->pid, v->addr, &st->sym);
 		break;
 	}
 	sym_cap(st, r, v->rd);
@@ -1214,7 +1214,7 @@ print_val(text_state *st, const dtc_reader *r, const dtc_aggval *v,
 		/* FALLTHROUGH */
 	case DTC_AGG_LLQUANTIZE:
 		dtc_buf_reset(&st->buf);
-		if (dtc_hist_render(r, v, &st->buf) != 0)
+		if (dtc_reader_hist_render(r, v, &st->buf) != 0)
 			return -1;
 		oput(st, st->buf.s, st->buf.len);
 		return 0;
@@ -1506,7 +1506,7 @@ record(const dtc_event *ev, void *arg)
 		dtc_buf_reset(&st->buf);
 		if (st->perr.code != DTC_E_NONE)
 			dtc_error_clear(&st->perr);
-		rc = dtc_printf_render(r, v, &st->buf, &st->perr);
+		rc = dtc_reader_printf_render(r, v, &st->buf, &st->perr);
 		if (rc != DTC_OK && rc != DTC_WARN)
 			return abort_capture(st, "processing aborted",
 			    errmsg(&st->perr));
@@ -1531,7 +1531,7 @@ record(const dtc_event *ev, void *arg)
 		for (i = 0; i < v->agg->nrows; i++) {
 			dtc_buf_reset(&st->buf);
 			dtc_error_clear(&err);
-			rc = dtc_printa_render(r, v->agg, &v->agg->rows[i],
+			rc = dtc_reader_printa_render(r, v->agg, &v->agg->rows[i],
 			    &st->buf, &err);
 			if (rc != DTC_OK && rc != DTC_WARN)
 				return abort_capture(st, "processing aborted",
@@ -1544,7 +1544,7 @@ record(const dtc_event *ev, void *arg)
 	case DTC_V_TYPED:
 		dtc_buf_reset(&st->buf);
 		memset(&err, 0, sizeof(err));
-		rc = dtc_typed_render(r, v, &st->buf, &err);
+		rc = dtc_reader_typed_render(r, v, &st->buf, &err);
 		if (rc == DTC_OK || rc == DTC_WARN) {
 			oput(st, st->buf.s, st->buf.len);
 			/* cut at the cap, as a printf message is */

@@ -46,18 +46,18 @@ timeline_key_text(dtc_buf *b, const dtc_reader *r, const dtc_value *k)
 		break;
 	case DTC_V_STACK:
 		if (k->nframes > 0 && dtc_value_pc(k, 0) != 0)
-			dtc_frame_text(r, dtc_value_pc(k, 0), b);
+			dtc_reader_frame_text(r, dtc_value_pc(k, 0), b);
 		break;
 	case DTC_V_USTACK:
 		if (k->nframes > 0 && dtc_value_pc(k, 0) != 0)
-			dtc_uaddr_text(r, k->pid, dtc_value_pc(k, 0), 0, b);
+			dtc_reader_uaddr_text(r, k->pid, dtc_value_pc(k, 0), 0, b);
 		break;
 	case DTC_V_SYM:
-		dtc_addr_text(r, k->addr, 1, b);
+		dtc_reader_addr_text(r, k->addr, 1, b);
 		break;
 	case DTC_V_USYM:
 	case DTC_V_UADDR:
-		dtc_uaddr_text(r, k->pid, k->addr, k->kind == DTC_V_USYM, b);
+		dtc_reader_uaddr_text(r, k->pid, k->addr, k->kind == DTC_V_USYM, b);
 		break;
 	default:
 		dtc_buf_append(b, "?", 1);
@@ -89,7 +89,7 @@ timeline_msg(dtc_buf *msg, const dtc_reader *r, const dtc_value *v,
 	char *nl;
 
 	dtc_buf_reset(msg);
-	dtc_printf_render(r, v, msg, &e);
+	dtc_reader_printf_render(r, v, msg, &e);
 	if (msg->s == NULL)
 		return 0;
 	if ((nl = memchr(msg->s, '\n', msg->len)) != NULL)

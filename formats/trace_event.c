@@ -385,9 +385,9 @@ stack_sample(te_state *st, const dtc_event *ev, const dtc_value *v)
 			continue;
 		dtc_buf_reset(&st->sym);
 		if (kernel)
-			dtc_frame_text(ev->reader, pc, &st->sym);
+			dtc_reader_frame_text(ev->reader, pc, &st->sym);
 		else
-			dtc_uaddr_text(ev->reader, v->pid, pc, 0, &st->sym);
+			dtc_reader_uaddr_text(ev->reader, v->pid, pc, 0, &st->sym);
 		if (dtc_buf_append(&st->ftext, st->sym.s != NULL ? st->sym.s :
 		    "", st->sym.len) != 0 ||
 		    dtc_buf_append(&st->ftext, "", 1) != 0)

@@ -559,7 +559,7 @@ int dtc_reader_next(dtc_reader *r, const dtc_event **ev, dtc_error *err);
  * z_stream), so a program built against this header keeps working with
  * a later library: the callbacks it does not know of are NULL.  The
  * function dtc_reader_consume (called through the macro's parentheses,
- * or by programs built before the macro: as dtc_consume) takes the
+ * or by programs built before the macro: as dtc_reader_consume) takes the
  * first layout: the ten callbacks below. */
 typedef struct dtc_handler {
 	int (*begin)(const dtc_event *ev, void *arg);

@@ -1,6 +1,6 @@
 #!/bin/sh
-# dtc_consume (push) runs the record sets of a pass in a loop of its own
-# instead of going through dtc_next (pull) for every event; both must
+# dtc_reader_consume (push) runs the record sets of a pass in a loop of its own
+# instead of going through dtc_reader_next (pull) for every event; both must
 # decode every capture alike.  fuzz_replay_container decodes each file
 # pulled from memory, pulled from a pipe and pushed, through the text and
 # JSON emitters, and aborts unless the output and the messages are the
@@ -35,8 +35,8 @@ if [ -f "$top_builddir/testdata/samples/syscalls.dtsnap" ]; then
 fi
 nall=$(find "$work" -name '*.dtsnap' | wc -l)
 if "$REPLAY" "$work" >"$work/log" 2>&1; then
-	ok "dtc_next and dtc_consume agree on $nall captures"
+	ok "dtc_reader_next and dtc_reader_consume agree on $nall captures"
 else
-	not_ok "dtc_next and dtc_consume differ" "$(tail -n 20 "$work/log")"
+	not_ok "dtc_reader_next and dtc_reader_consume differ" "$(tail -n 20 "$work/log")"
 fi
 finish

@@ -22,7 +22,7 @@ awk '
 	/^`cc count\.c .*libdtconsume\)`:$/ { on = 1; next }
 	on && /^[^ ]/ { exit }
 	on { sub(/^    /, ""); print }' "$top_srcdir/README" >"$work/count.c"
-if grep -q 'dtc_next' "$work/count.c"; then
+if grep -q 'dtc_reader_next' "$work/count.c"; then
 	ok "README: count.c found ($(wc -l <"$work/count.c") lines)"
 else
 	not_ok "README: count.c found"

@@ -88,7 +88,7 @@ set_opt(dtc_reader *r, const char *name, int64_t v, const char *s)
 }
 
 int64_t
-dtc_get_option(const dtc_reader *r, const char *name)
+dtc_reader_get_option(const dtc_reader *r, const char *name)
 {
 	int i;
 
@@ -99,7 +99,7 @@ dtc_get_option(const dtc_reader *r, const char *name)
 }
 
 const char *
-dtc_get_option_string(const dtc_reader *r, const char *name)
+dtc_reader_get_option_string(const dtc_reader *r, const char *name)
 {
 	int i;
 
@@ -174,20 +174,20 @@ ktext(uint64_t a, int exact, dtc_buf *out)
 }
 
 void
-dtc_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out)
+dtc_reader_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out)
 {
 	ktext(pc, 0, out);
 }
 
 void
-dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
+dtc_reader_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
     dtc_buf *out)
 {
 	ktext(addr, exact_only, out);
 }
 
 void
-dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
+dtc_reader_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
 {
 	const struct ksym *s;
 
@@ -199,7 +199,7 @@ dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
 
 /* pid 100: libc.so.1 at 0x400000-0x500000, malloc at 0x400100 */
 int
-dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
+dtc_reader_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
     dtc_symbol *sym)
 {
 	memset(sym, 0, sizeof(*sym));
@@ -217,12 +217,12 @@ dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
 }
 
 void
-dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+dtc_reader_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
     int exact_only, dtc_buf *out)
 {
 	dtc_symbol s;
 
-	if (!dtc_usym_lookup(r, pid, addr, &s))
+	if (!dtc_reader_usym_lookup(r, pid, addr, &s))
 		dtc_buf_printf(out, "0x%" PRIx64, addr);
 	else if (s.name == NULL)
 		dtc_buf_printf(out, "%s`0x%" PRIx64, s.module, addr);
@@ -234,11 +234,11 @@ dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
 }
 
 void
-dtc_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr, dtc_buf *out)
+dtc_reader_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr, dtc_buf *out)
 {
 	dtc_symbol s;
 
-	if (dtc_usym_lookup(r, pid, addr, &s))
+	if (dtc_reader_usym_lookup(r, pid, addr, &s))
 		dtc_buf_printf(out, "%s", s.module);
 	else
 		dtc_buf_printf(out, "0x%" PRIx64, addr);
@@ -251,7 +251,7 @@ struct dtc_ctype {
 };
 
 int
-dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
+dtc_reader_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
     dtc_error *err)
 {
 	(void)r;
@@ -264,7 +264,7 @@ dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 }
 
 int
-dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
+dtc_reader_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
     dtc_error *err)
 {
 	if (v->fmt->fail) {
@@ -281,7 +281,7 @@ dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 
 /* "%d %@d\n" of a row with one integer key */
 int
-dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
+dtc_reader_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
     const dtc_aggrow *row, dtc_buf *out, dtc_error *err)
 {
 	if (ap->fmt->fail) {
@@ -297,7 +297,7 @@ dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
 /* Symbol texts here are short: never over the cap (caps.sh cuts real
  * ones). */
 int
-dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
+dtc_reader_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
     const char *what, dtc_error *err)
 {
 	(void)r;
@@ -311,7 +311,7 @@ dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
 /* The histogram engine is aggval.c's; here only its place in the output
  * matters. */
 int
-dtc_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out)
+dtc_reader_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out)
 {
 	if (v->size == 0)
 		return -1;
@@ -465,7 +465,7 @@ ev_new(int type)
 	return ev;
 }
 
-/* as dtc_consume does: a slot left NULL is skipped */
+/* as dtc_reader_consume does: a slot left NULL is skipped */
 static void
 call(int (*cb)(const dtc_event *, void *), const dtc_event *ev)
 {
@@ -1858,7 +1858,7 @@ START_TEST(test_printa_format_cut)
 END_TEST
 
 /* aggs/tst.multiaggs2 (scalars): avg, sum, min, max, then a histogram
- * (its block comes from dtc_hist_render) */
+ * (its block comes from dtc_reader_hist_render) */
 START_TEST(test_agg_exit_scalars)
 {
 	static const int64_t avg[] = { 10, 4500 }, sum = 4500, min = 0,

@@ -39,7 +39,7 @@ static const char *const errtext[] = {
 };
 
 const char *
-dtc_strerror(int code)
+dtc_error_string(int code)
 {
 	if (code < 0 || (size_t)code >= sizeof(errtext) / sizeof(errtext[0]) ||
 	    errtext[code] == NULL)
@@ -91,7 +91,7 @@ dtcp_error_vset(dtc_error *err, int code, const char *source, long long item,
 	if (fmt != NULL)
 		vsnprintf(err->text, sizeof(err->text), fmt, ap);
 	else
-		snprintf(err->text, sizeof(err->text), "%s", dtc_strerror(code));
+		snprintf(err->text, sizeof(err->text), "%s", dtc_error_string(code));
 }
 
 void
@@ -142,7 +142,7 @@ dtc_error_format(const dtc_error *err, char *buf, size_t len)
 		    err->offset);
 	if (err->item >= 0 || err->cpu >= 0 || err->offset >= 0)
 		ADD(": ");
-	ADD("%s", err->text[0] != '\0' ? err->text : dtc_strerror(err->code));
+	ADD("%s", err->text[0] != '\0' ? err->text : dtc_error_string(err->code));
 #undef ADD
 	if ((size_t)n >= len)
 		n = (int)len - 1;

@@ -11,7 +11,7 @@
  *
  * A fourth class holds this library's own options, which dtrace does not
  * have: maxmsgsize, the cap on one rendered message (printf_render.c says why).
- * Only the caller sets them (dtc_set_option: pinned): a capture's options
+ * Only the caller sets them (dtc_reader_set_option: pinned): a capture's options
  * item or setopt() record that names one gets "Invalid option name", as
  * from dtrace, because a capture must not lift a bound that protects
  * against it.
@@ -136,7 +136,7 @@ find(const char *name)
  * for one, sized the string records when the program was compiled, and
  * libdtrace prints a string up to its record's size whatever strsize
  * says when it prints (dt_consume.c, dt_printf.c: illumos and
- * dtrace-utils alike).  cpu selects firings (dtc_set_option).
+ * dtrace-utils alike).  cpu selects firings (dtc_reader_set_option).
  */
 int
 dtc_option_effective(const char *name)

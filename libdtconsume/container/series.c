@@ -516,7 +516,7 @@ dtc_series_writer_new_raw(const void *hdr, size_t n, int v2, int level,
 }
 
 dtc_writer *
-dtc_series_part(dtc_series_writer *s, FILE *out, uint64_t hrtime,
+dtc_series_begin_part(dtc_series_writer *s, FILE *out, uint64_t hrtime,
     uint64_t walltime, dtc_error *err)
 {
 	size_t i, nrep;
@@ -525,7 +525,7 @@ dtc_series_part(dtc_series_writer *s, FILE *out, uint64_t hrtime,
 	dtc_error_clear(err);
 	if (s == NULL || out == NULL || s->w != NULL) {
 		dtcp_error_set(err, DTC_E_BADVALUE, NULL, -1, -1, -1,
-		    "dtc_series_part: %s", s != NULL && s->w != NULL ?
+		    "dtc_series_begin_part: %s", s != NULL && s->w != NULL ?
 		    "the part before is still open" : "no series or stream");
 		return NULL;
 	}

@@ -730,7 +730,7 @@ dtc_writer_ksyms_begin(dtc_writer *w, size_t nsyms, dtc_error *err)
 }
 
 int
-dtc_writer_ksym(dtc_writer *w, uint64_t addr, uint64_t size,
+dtc_writer_add_ksym(dtc_writer *w, uint64_t addr, uint64_t size,
     const char *module, const char *name, dtc_error *err)
 {
 	if (w == NULL || !w->in_ksyms)
@@ -980,7 +980,7 @@ dtc_writer_aggsnap_begin(dtc_writer *w, uint32_t pass, size_t nentries,
 }
 
 int
-dtc_writer_aggsnap_entry(dtc_writer *w, uint32_t aggid, const void *key,
+dtc_writer_add_aggsnap_entry(dtc_writer *w, uint32_t aggid, const void *key,
     size_t ksize, const void *data, size_t dsize, dtc_error *err)
 {
 	if (w == NULL || !w->in_aggsnap)

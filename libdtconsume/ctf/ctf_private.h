@@ -43,7 +43,7 @@ ctf_dict_t *dtcp_ctf_open(const uint8_t *data, size_t size, char *why,
  * it).  swap: the data is in the other byte order than this host.
  * Nothing more is appended once out->len has reached lim (the message
  * cap, maxmsgsize: SIZE_MAX for none); the caller cuts what passed it
- * (dtc_text_cut).
+ * (dtc_reader_text_cut).
  * Returns 0, or -1 with *why set to a short static reason (out may then
  * hold a partial text).
  */

@@ -32,7 +32,7 @@ struct dtc_capture {
 };
 
 /* Take cont (closed by dtcp_capture_free, and here on failure); flags as
- * dtc_open_file's.  0, or -1 out of memory (err set). */
+ * dtc_reader_open_file's.  0, or -1 out of memory (err set). */
 int dtcp_capture_init(dtcp_capture *c, dtcp_container *cont, unsigned flags,
     dtc_error *err);
 void dtcp_capture_free(dtcp_capture *c);

@@ -282,7 +282,7 @@ void dtcp_decode_value(const dtc_recdesc *rd, const uint8_t *data,
     uint32_t size, int swap, dtc_value *v);
 
 /* A dtrace-v2 record dtrace-utils prints as a C string (by reference,
- * 1-aligned): dtc_record_string's rule, for batch.c's columns. */
+ * 1-aligned): dtc_reader_record_string's rule, for batch.c's columns. */
 int dtcp_v2_string(const dtc_recdesc *rd);
 
 /* dtcp_value_init sets each field by name: a new last field of dtc_value

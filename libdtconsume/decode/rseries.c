@@ -1,6 +1,6 @@
 /*
  * rseries.c - reading a capture written in parts (dtsnap(5), SERIES) as
- * the one capture it was cut from: dtc_open_series, dtc_part_probe.
+ * the one capture it was cut from: dtc_reader_open_series, dtc_part_probe.
  *
  * The reader of the first part given is an ordinary one (consume.c);
  * from then on its items come through dtcp_rseries_next, which takes

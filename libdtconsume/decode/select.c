@@ -1,5 +1,5 @@
 /*
- * select.c - record selection (dtc_select): the criteria a caller gives,
+ * select.c - record selection (dtc_reader_select): the criteria a caller gives,
  * parsed once, and the tests consume.c makes of a firing.
  *
  * Probe descriptions follow dtrace(1): dtrace_xstr2desc splits

@@ -1,5 +1,5 @@
 /*
- * select.h - record selection (dtc_select): what select.c (the criteria:
+ * select.h - record selection (dtc_reader_select): what select.c (the criteria:
  * parsing them, matching a firing against them) and consume.c (where the
  * reader applies them) share.  Private to the library.
  *
@@ -71,7 +71,7 @@ void dtcp_select_free(dtcp_select *s);
 
 /*
  * Add one criterion: what is "probe", "cpu", "epid", "since" or "until"
- * (dtc_select's).  DTC_OK, or DTC_FAILED with the reason in why (lower
+ * (dtc_reader_select's).  DTC_OK, or DTC_FAILED with the reason in why (lower
  * case, no period, it names the value).
  */
 int dtcp_select_add(dtcp_select *s, const char *what, const char *value,

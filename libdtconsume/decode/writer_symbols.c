@@ -61,7 +61,7 @@ dtc_writer_copy_symbols(dtc_writer *w, const dtc_capture *c, dtc_error *err)
 		if ((rc = dtc_writer_ksyms_begin(w, m->nksyms, err)) != DTC_OK)
 			return rc;
 		for (i = 0; i < m->nksyms; i++)
-			if ((rc = dtc_writer_ksym(w, m->ksyms[i].addr,
+			if ((rc = dtc_writer_add_ksym(w, m->ksyms[i].addr,
 			    m->ksyms[i].size, m->ksyms[i].module,
 			    m->ksyms[i].name, err)) != DTC_OK)
 				return rc;

@@ -53,7 +53,7 @@ dtc_aggmerge_free(dtc_aggmerge *m)
 {
 	if (m == NULL)
 		return;
-	dtc_close(m->mr);
+	dtc_reader_close(m->mr);
 	free(m->descs);
 	free(m->buf);
 	free(m);

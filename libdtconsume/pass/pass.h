@@ -132,7 +132,7 @@ typedef struct dtcp_pass {
 	char after_kind[24];
 	int after_said;
 
-	/* record selection (dtc_select, select.c); NULL: every firing */
+	/* record selection (dtc_reader_select, select.c); NULL: every firing */
 	dtcp_select *sel;
 	int sel_checked;         /* the capture can honour it (said once) */
 } dtcp_pass;

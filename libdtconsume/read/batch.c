@@ -1,7 +1,7 @@
 /*
  * batch.c - the records of a capture as columns (dtc_batch_*).
  *
- * The per-event interface (dtc_next, dtc_consume) builds a dtc_event and
+ * The per-event interface (dtc_reader_next, dtc_reader_consume) builds a dtc_event and
  * a dtc_value for every record and calls back for each: at least three
  * events per probe firing.  For small trace() records that contract, not
  * the decoding, is most of the cost (bench/RESULTS.md).  A batch reader
@@ -27,7 +27,7 @@
  *
  * Aggregations, drops and notices are not records: the per-event reader
  * has them (the engine's snapshots and notes are let go here).  Damage
- * is reported as dtc_next reports it (the header, items, passes, records);
+ * is reported as dtc_reader_next reports it (the header, items, passes, records);
  * option items are applied without complaint (their problems concern the
  * printing, which a batch does not do).
  */
@@ -356,7 +356,7 @@ classify(dtc_batch *b, const dtc_eprobedesc *ep, bcol **cols, uint32_t *ncols)
 			goto nomem;
 		i++;
 	}
-	/* dtrace-utils' strings: text up to the NUL (dtc_record_string) */
+	/* dtrace-utils' strings: text up to the NUL (dtc_reader_record_string) */
 	for (k = 0; b->cap.hdr.v2 && k < *ncols; k++)
 		if ((*cols)[k].code == C_BYTES &&
 		    dtcp_v2_string(&ep->recs[(*cols)[k].rec]))
@@ -624,7 +624,7 @@ dtc_batch_select(dtc_batch *b, const char *what, const char *value,
 }
 
 /*
- * The record in b->ps.rec as a row of its table, or the warning dtc_next
+ * The record in b->ps.rec as a row of its table, or the warning dtc_reader_next
  * gives for it.  Called for every record: the table comes from a small
  * direct-mapped cache, and each column's value is read by a code decided
  * when the table was made.
@@ -641,7 +641,7 @@ take_record(dtc_batch *b, dtc_error *err)
 	size_t row;
 
 	/* a record of a bad description is refused (below) whether the
-	 * selection takes it or not, as dtc_next refuses it */
+	 * selection takes it or not, as dtc_reader_next refuses it */
 	if (b->ps.sel != NULL && !dtcp_eprobe_is_bad(ep) &&
 	    !dtcp_pass_selected(&b->ps))
 		return DTC_OK;      /* left out: no row, no index */
@@ -909,7 +909,7 @@ dtc_batch_next(dtc_batch *b, size_t max_rows, dtc_error *err)
 		case S_ITEMS:
 			rc = read_pass(b, err);
 			if (rc == DTC_FATAL && b->ps.eof) {
-				/* cut short: walk what was read (as dtc_next) */
+				/* cut short: walk what was read (as dtc_reader_next) */
 				b->state = b->ps.nbufs > 0 ? S_PASS_START : S_DONE;
 				return finish(b, DTC_WARN);
 			}

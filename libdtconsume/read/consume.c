@@ -1,5 +1,5 @@
 /*
- * consume.c - the reader: the consumer loop behind dtc_next().
+ * consume.c - the reader: the consumer loop behind dtc_reader_next().
  *
  * It does what dtrace_work() does on a live system, from the capture.
  * The pass engine (pass.c) reads each consume pass and hands out its
@@ -9,7 +9,7 @@
  * running aggregation state and records and notes become events.  At the
  * end it prints the aggregations no printa() printed.
  *
- * dtc_next() is a generator: every call resumes the state machine and
+ * dtc_reader_next() is a generator: every call resumes the state machine and
  * returns one event, so a consumer can stop anywhere and nothing is
  * buffered beyond one pass of buffers (which libdtrace holds too).
  */
@@ -157,7 +157,7 @@ dtcp_reader_detached(const dtc_reader *like)
 	if (r->cap.hdr.os == NULL || r->cap.hdr.release == NULL ||
 	    r->cap.hdr.host == NULL || r->cap.hdr.producer == NULL ||
 	    r->cap.source == NULL || r->cap.agg == NULL) {
-		dtc_close(r);
+		dtc_reader_close(r);
 		return NULL;
 	}
 	r->cap.swap = like->cap.swap;
@@ -202,7 +202,7 @@ dtc_reader_position(const dtc_reader *r)
 }
 
 int64_t
-dtc_get_option(const dtc_reader *r, const char *name)
+dtc_reader_get_option(const dtc_reader *r, const char *name)
 {
 	int id = dtcp_options_lookup(name);
 
@@ -212,7 +212,7 @@ dtc_get_option(const dtc_reader *r, const char *name)
 }
 
 int
-dtc_option_isset(const dtc_reader *r, const char *name)
+dtc_reader_option_isset(const dtc_reader *r, const char *name)
 {
 	int id = dtcp_options_lookup(name);
 
@@ -224,7 +224,7 @@ dtc_option_isset(const dtc_reader *r, const char *name)
 }
 
 const char *
-dtc_get_option_string(const dtc_reader *r, const char *name)
+dtc_reader_get_option_string(const dtc_reader *r, const char *name)
 {
 	if (strcmp(name, "encoding") == 0 && r->cap.opts.encoding[0] != '\0')
 		return r->cap.opts.encoding;
@@ -286,21 +286,21 @@ reader_new(dtcp_container *c, unsigned flags, dtc_error *err)
 }
 
 dtc_reader *
-dtc_open_file(const char *path, unsigned flags, dtc_error *err)
+dtc_reader_open_file(const char *path, unsigned flags, dtc_error *err)
 {
 	dtc_error_clear(err);   /* a caller's stack garbage must not win */
 	return reader_new(dtcp_container_open_file(path, err), flags, err);
 }
 
 dtc_reader *
-dtc_open_fd(int fd, const char *name, unsigned flags, dtc_error *err)
+dtc_reader_open_fd(int fd, const char *name, unsigned flags, dtc_error *err)
 {
 	dtc_error_clear(err);
 	return reader_new(dtcp_container_open_fd(fd, name, err), flags, err);
 }
 
 dtc_reader *
-dtc_open_memory(const void *buf, size_t len, const char *name,
+dtc_reader_open_memory(const void *buf, size_t len, const char *name,
     unsigned flags, dtc_error *err)
 {
 	dtc_error_clear(err);
@@ -309,7 +309,7 @@ dtc_open_memory(const void *buf, size_t len, const char *name,
 }
 
 void
-dtc_close(dtc_reader *r)
+dtc_reader_close(dtc_reader *r)
 {
 	if (r == NULL)
 		return;
@@ -328,7 +328,7 @@ dtc_close(dtc_reader *r)
 }
 
 int
-dtc_select(dtc_reader *r, const char *what, const char *value,
+dtc_reader_select(dtc_reader *r, const char *what, const char *value,
     dtc_error *err)
 {
 	dtc_error_clear(err);
@@ -343,7 +343,7 @@ dtc_select(dtc_reader *r, const char *what, const char *value,
 
 /*
  * dtrace -x cpu=N traces CPU N only; offline the option selects CPU N's
- * firings, as dtc_select "cpu" does.  The value is read as libdtrace's
+ * firings, as dtc_reader_select "cpu" does.  The value is read as libdtrace's
  * dt_opt_runtime reads it, the rule quiet is read by too: no value is
  * CPU 0, "" and "no" leave every CPU.
  */
@@ -365,11 +365,11 @@ option_cpu(dtc_reader *r, const char *value, dtc_error *err)
 	if (v == DTC_OPT_UNSET)
 		return DTC_OK;
 	snprintf(num, sizeof(num), "%lld", (long long)v);
-	return dtc_select(r, "cpu", num, err);
+	return dtc_reader_select(r, "cpu", num, err);
 }
 
 int
-dtc_set_option(dtc_reader *r, const char *name, const char *value,
+dtc_reader_set_option(dtc_reader *r, const char *name, const char *value,
     dtc_error *err)
 {
 	char why[128];
@@ -1186,7 +1186,7 @@ probe_event(dtc_reader *r)
 
 /* ------------------------------------------------------------ items loop */
 
-/* ------------------------------------------------------------ dtc_next */
+/* ------------------------------------------------------------ dtc_reader_next */
 
 /* ------------------------------------------------------ selection */
 
@@ -1424,7 +1424,7 @@ finish(dtc_reader *r, int rc)
 }
 
 int
-dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
+dtc_reader_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 {
 	int rc;
 
@@ -1442,7 +1442,7 @@ dtc_next(dtc_reader *r, const dtc_event **evp, dtc_error *err)
 		}
 		/* drops between record sets, never inside one: a temporal
 		 * pass learns of a buffer's end (and queues its drops) while
-		 * it hands out another buffer's record set; dtc_consume's
+		 * it hands out another buffer's record set; dtc_reader_consume's
 		 * loop delivers them at the set's end too */
 		if (r->ps.ndq != 0 && r->state != S_RECORDS &&
 		    r->state != S_RECORD_END && drop_event(r)) {
@@ -1584,12 +1584,12 @@ deliver(const dtc_handler *h, const dtc_event *ev, void *arg)
 }
 
 /*
- * dtc_consume's inner loop: the record sets of a pass, straight to the
+ * dtc_reader_consume's inner loop: the record sets of a pass, straight to the
  * callbacks.  Three or more events come per probe firing, millions of
- * firings in a row; going back through dtc_next's state dispatch for each
- * of them was a third of the decoding cost.  Returns AGAIN when dtc_next
+ * firings in a row; going back through dtc_reader_next's state dispatch for each
+ * of them was a third of the decoding cost.  Returns AGAIN when dtc_reader_next
  * must take over (the pass is consumed, drops wait, an ERROR record), a
- * callback's non-zero return in *cb, or what dtc_next would return.
+ * callback's non-zero return in *cb, or what dtc_reader_next would return.
  */
 static int
 consume_record_sets(dtc_reader *r, const dtc_handler *h, void *arg,
@@ -1601,7 +1601,7 @@ consume_record_sets(dtc_reader *r, const dtc_handler *h, void *arg,
 		if ((rc = start_record_set(r, err)) != DTC_OK)
 			return rc;
 		if (r->state != S_RECORDS)
-			return DTC_OK;    /* an ERROR event: dtc_consume delivers it */
+			return DTC_OK;    /* an ERROR event: dtc_reader_consume delivers it */
 		if (h->probe != NULL && (*cb = h->probe(&r->ev, arg)) != 0)
 			return DTC_OK;
 		while ((rc = next_value(r, err)) == DTC_OK) {
@@ -1623,7 +1623,7 @@ consume_record_sets(dtc_reader *r, const dtc_handler *h, void *arg,
 }
 
 /*
- * Where a callback stopped dtc_consume, in err: the record the event came
+ * Where a callback stopped dtc_reader_consume, in err: the record the event came
  * from (its item, CPU and file offset, as the warnings about records say
  * it), or for an event of no record (a drop, an aggregation printed at the
  * end) the last item read.  Code DTC_E_NONE: nothing is wrong with the
@@ -1648,7 +1648,7 @@ stopped_at(const dtc_reader *r, const dtc_event *ev, dtc_error *err)
 }
 
 /*
- * The same events as dtc_next, pushed.  At the end, DTC_WARN when
+ * The same events as dtc_reader_next, pushed.  At the end, DTC_WARN when
  * anything was skipped (a warning was delivered) or the capture was cut
  * short (no end item): a caller that only looks at the return value must
  * not take a damaged capture for a whole one.  When a callback stops it,
@@ -1678,9 +1678,9 @@ consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 			if (rc == DTC_OK)
 				ev = &r->ev;
 			else if (rc == AGAIN)
-				rc = dtc_next(r, &ev, &local);
+				rc = dtc_reader_next(r, &ev, &local);
 		} else {
-			rc = dtc_next(r, &ev, &local);
+			rc = dtc_reader_next(r, &ev, &local);
 		}
 		if (rc == DTC_EOF)
 			return warned || !r->ps.saw_end ? DTC_WARN : DTC_OK;
@@ -1707,7 +1707,7 @@ consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
 	}
 }
 
-/* The size of the first dtc_handler: what (dtc_consume) was built for. */
+/* The size of the first dtc_handler: what (dtc_reader_consume) was built for. */
 #define HANDLER_SIZE_1 (10 * sizeof(int (*)(const dtc_event *, void *)))
 
 /*
@@ -1717,7 +1717,7 @@ consume(dtc_reader *r, const dtc_handler *h, void *arg, dtc_error *err)
  * is read up to what this library knows.
  */
 int
-dtc_consume_sized(dtc_reader *r, const dtc_handler *h, size_t hsize,
+dtc_reader_consume_sized(dtc_reader *r, const dtc_handler *h, size_t hsize,
     void *arg, dtc_error *err)
 {
 	dtc_handler whole;
@@ -1734,10 +1734,10 @@ dtc_consume_sized(dtc_reader *r, const dtc_handler *h, size_t hsize,
 }
 
 int
-(dtc_consume)(dtc_reader *r, const dtc_handler *h, void *arg,
+(dtc_reader_consume)(dtc_reader *r, const dtc_handler *h, void *arg,
     dtc_error *err)
 {
-	return dtc_consume_sized(r, h, HANDLER_SIZE_1, arg, err);
+	return dtc_reader_consume_sized(r, h, HANDLER_SIZE_1, arg, err);
 }
 
 /* ------------------------------------------------------------ helpers */
@@ -1747,85 +1747,85 @@ int
  * capture's (dtc_capture(3)), on the reader's capture.
  */
 int
-dtc_record_string(const dtc_reader *r, const dtc_value *v, size_t *len)
+dtc_reader_record_string(const dtc_reader *r, const dtc_value *v, size_t *len)
 {
 	return dtc_capture_record_string(r != NULL ? &r->cap : NULL, v, len);
 }
 
 int
-dtc_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
+dtc_reader_typed_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
     dtc_error *err)
 {
 	return dtc_capture_typed_render(r != NULL ? &r->cap : NULL, v, out, err);
 }
 
 int
-dtc_typed_walk(const dtc_reader *r, const dtc_value *v,
+dtc_reader_typed_walk(const dtc_reader *r, const dtc_value *v,
     int (*fn)(const dtc_tnode *n, void *arg), void *arg, dtc_error *err)
 {
 	return dtc_capture_typed_walk(r != NULL ? &r->cap : NULL, v, fn, arg, err);
 }
 
 int
-dtc_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out)
+dtc_reader_hist_render(const dtc_reader *r, const dtc_aggval *v, dtc_buf *out)
 {
 	return dtc_capture_hist_render(r != NULL ? &r->cap : NULL, v, out);
 }
 
 int
-dtc_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym)
+dtc_reader_ksym_lookup(const dtc_reader *r, uint64_t addr, dtc_symbol *sym)
 {
 	return dtc_capture_ksym_lookup(r != NULL ? &r->cap : NULL, addr, sym);
 }
 
 int
-dtc_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
+dtc_reader_usym_lookup(const dtc_reader *r, uint64_t pid, uint64_t addr,
     dtc_symbol *sym)
 {
 	return dtc_capture_usym_lookup(r != NULL ? &r->cap : NULL, pid, addr, sym);
 }
 
 int
-dtc_proc_known(const dtc_reader *r, uint64_t pid)
+dtc_reader_proc_known(const dtc_reader *r, uint64_t pid)
 {
 	return dtc_capture_proc_known(r != NULL ? &r->cap : NULL, pid);
 }
 
 void
-dtc_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
+dtc_reader_addr_text(const dtc_reader *r, uint64_t addr, int exact_only,
     dtc_buf *out)
 {
 	dtc_capture_addr_text(r != NULL ? &r->cap : NULL, addr, exact_only, out);
 }
 
 void
-dtc_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+dtc_reader_uaddr_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
     int exact_only, dtc_buf *out)
 {
 	dtc_capture_uaddr_text(r != NULL ? &r->cap : NULL, pid, addr, exact_only, out);
 }
 
 void
-dtc_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
+dtc_reader_mod_text(const dtc_reader *r, uint64_t addr, dtc_buf *out)
 {
 	dtc_capture_mod_text(r != NULL ? &r->cap : NULL, addr, out);
 }
 
 void
-dtc_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
+dtc_reader_umod_text(const dtc_reader *r, uint64_t pid, uint64_t addr,
     dtc_buf *out)
 {
 	dtc_capture_umod_text(r != NULL ? &r->cap : NULL, pid, addr, out);
 }
 
 void
-dtc_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out)
+dtc_reader_frame_text(const dtc_reader *r, uint64_t pc, dtc_buf *out)
 {
 	dtc_capture_frame_text(r != NULL ? &r->cap : NULL, pc, out);
 }
 
 int
-dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
+dtc_reader_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
     dtc_error *err)
 {
 	return dtc_capture_printf_render(r != NULL ? &r->cap : NULL, v, out,
@@ -1833,7 +1833,7 @@ dtc_printf_render(const dtc_reader *r, const dtc_value *v, dtc_buf *out,
 }
 
 int
-dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
+dtc_reader_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
     const dtc_aggrow *row, dtc_buf *out, dtc_error *err)
 {
 	return dtc_capture_printa_render(r != NULL ? &r->cap : NULL, ap, row,
@@ -1841,7 +1841,7 @@ dtc_printa_render(const dtc_reader *r, const dtc_aggprint *ap,
 }
 
 int
-dtc_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
+dtc_reader_text_cut(const dtc_reader *r, dtc_buf *out, size_t start,
     const char *what, dtc_error *err)
 {
 	return dtc_capture_text_cut(r != NULL ? &r->cap : NULL, out, start,

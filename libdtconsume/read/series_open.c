@@ -1,5 +1,5 @@
 /*
- * series_open.c - dtc_open_series: a reader (consume.c) on the first part
+ * series_open.c - dtc_reader_open_series: a reader (consume.c) on the first part
  * of a series, whose items then come through rseries.c.  Apart from
  * rseries.c because it sits on the reader, above the pass engine that
  * calls rseries.c (cmd/tests/layers.sh).
@@ -9,7 +9,7 @@
 #include "reader.h"
 
 dtc_reader *
-dtc_open_series(const char *const *paths, size_t n, unsigned flags,
+dtc_reader_open_series(const char *const *paths, size_t n, unsigned flags,
     dtc_error *err)
 {
 	struct dtcp_rseries *s;
@@ -18,7 +18,7 @@ dtc_open_series(const char *const *paths, size_t n, unsigned flags,
 	dtc_error_clear(err);
 	if ((s = dtcp_rseries_new(paths, n, err)) == NULL)
 		return NULL;
-	if ((r = dtc_open_file(dtcp_rseries_first(s), flags, err)) == NULL) {
+	if ((r = dtc_reader_open_file(dtcp_rseries_first(s), flags, err)) == NULL) {
 		dtcp_rseries_free(s);
 		return NULL;
 	}

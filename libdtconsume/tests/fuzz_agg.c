@@ -20,8 +20,8 @@
  *            4 trunc, 5 printa of one variable, 6 printa of 2-4 joined,
  *            7 printa with a format; variable ids come from the argument
  *
- * Every printing is rendered the way the emitters do: dtc_hist_render,
- * the dtc_aggval_* helpers, dtc_printa_render for formatted ones, and
+ * Every printing is rendered the way the emitters do: dtc_reader_hist_render,
+ * the dtc_aggval_* helpers, dtc_reader_printa_render for formatted ones, and
  * every key and value byte is read.
  */
 #include "config.h"
@@ -180,11 +180,11 @@ capture(size_t *len, int big, int illumos)
 		    NULL) != DTC_OK)
 			abort();
 	if (dtc_writer_ksyms_begin(w, 3, NULL) != DTC_OK ||
-	    dtc_writer_ksym(w, 0xffffffff80001000ULL, 0x100, "kernel",
+	    dtc_writer_add_ksym(w, 0xffffffff80001000ULL, 0x100, "kernel",
 	    "fop_read", NULL) != DTC_OK ||
-	    dtc_writer_ksym(w, 0xffffffff80001100ULL, 0x80, "kernel", "read",
+	    dtc_writer_add_ksym(w, 0xffffffff80001100ULL, 0x80, "kernel", "read",
 	    NULL) != DTC_OK ||
-	    dtc_writer_ksym(w, 0xffffffff82000000ULL, 0x40, "zfs", "zio_wait",
+	    dtc_writer_add_ksym(w, 0xffffffff82000000ULL, 0x40, "zfs", "zio_wait",
 	    NULL) != DTC_OK ||
 	    dtc_writer_ksyms_end(w, NULL) != DTC_OK ||
 	    dtc_writer_add_proc(w, 100, "sh", 1, &map, NULL) != DTC_OK ||
@@ -208,11 +208,11 @@ reader(int big, int illumos)
 
 	if (cap[v] == NULL)
 		cap[v] = capture(&caplen[v], big, illumos);
-	if ((r = dtc_open_memory(cap[v], caplen[v], "fuzz", 0, NULL)) == NULL)
+	if ((r = dtc_reader_open_memory(cap[v], caplen[v], "fuzz", 0, NULL)) == NULL)
 		abort();
 	do {
 		dtc_error_clear(&err);
-		rc = dtc_next(r, &ev, &err);
+		rc = dtc_reader_next(r, &ev, &err);
 	} while (rc != DTC_EOF && rc != DTC_FATAL);
 	return r;
 }
@@ -269,12 +269,12 @@ render(const dtc_reader *r, const dtc_aggprint *ap, dtc_buf *b)
 				if (dtc_aggval_bucket(v, k, &bk) == DTC_OK)
 					sink ^= (uint8_t)bk.count;
 			dtc_buf_reset(b);
-			(void)dtc_hist_render(r, v, b);
+			(void)dtc_reader_hist_render(r, v, b);
 		}
 		if (ap->fmt != NULL) {
 			dtc_buf_reset(b);
 			dtc_error_clear(&err);
-			(void)dtc_printa_render(r, ap, row, b, &err);
+			(void)dtc_reader_printa_render(r, ap, row, b, &err);
 		}
 	}
 }
@@ -302,26 +302,26 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = reader(data[0] & 1, (data[0] >> 1) & 1);
 	m = &dtc_reader_capture(r)->meta;
 	if (data[0] & 4)
-		dtc_set_option(r, "aggsortkey", NULL, NULL);
+		dtc_reader_set_option(r, "aggsortkey", NULL, NULL);
 	if (data[0] & 8)
-		dtc_set_option(r, "aggsortrev", NULL, NULL);
+		dtc_reader_set_option(r, "aggsortrev", NULL, NULL);
 	if (data[0] & 16)
-		dtc_set_option(r, "agghist", NULL, NULL);
+		dtc_reader_set_option(r, "agghist", NULL, NULL);
 	if (data[0] & 32)
-		dtc_set_option(r, "aggpack", NULL, NULL);
+		dtc_reader_set_option(r, "aggpack", NULL, NULL);
 	if (data[0] & 64)
-		dtc_set_option(r, "aggzoom", NULL, NULL);
+		dtc_reader_set_option(r, "aggzoom", NULL, NULL);
 	if ((data[1] & 15) != 15) {
 		char v[4];
 
 		snprintf(v, sizeof(v), "%d", data[1] & 15);
-		dtc_set_option(r, "aggsortpos", v, NULL);
+		dtc_reader_set_option(r, "aggsortpos", v, NULL);
 	}
 	if ((data[1] >> 4) != 15) {
 		char v[4];
 
 		snprintf(v, sizeof(v), "%d", data[1] >> 4);
-		dtc_set_option(r, "aggsortkeypos", v, NULL);
+		dtc_reader_set_option(r, "aggsortkeypos", v, NULL);
 	}
 	if ((a = dtcp_agg_new()) == NULL)
 		return 0;
@@ -394,6 +394,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	dtc_buf_free(&b);
 	dtcp_agg_free(a);
-	dtc_close(r);
+	dtc_reader_close(r);
 	return 0;
 }

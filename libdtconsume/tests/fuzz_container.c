@@ -1,14 +1,14 @@
 /*
  * fuzz_container.c - fuzz target: a whole capture, as dtconsume reads it.
  *
- * The input is a .dtsnap file.  dtc_open_memory + dtc_next over every
+ * The input is a .dtsnap file.  dtc_reader_open_memory + dtc_reader_next over every
  * event drives the whole library: the container reader, the metadata
  * tables, the walker, record decoding, printf grouping, the aggregation
  * merge, printa, the exit printings, and then dtc_aggmerge (the capture
  * merged with itself, as --merge-aggs does).  It is decoded twice, from memory
  * and from a pipe (the streaming reader), and both must print the same
  * bytes and the same messages; then once more from memory through
- * dtc_consume (callbacks), which must give what dtc_next gives.  Every
+ * dtc_reader_consume (callbacks), which must give what dtc_reader_next gives.  Every
  * event goes through the text
  * emitter (what dtconsume prints) and the JSON emitter (dt2json; not
  * with -DFUZZ_NO_JSON), and every byte a decoded value points at is
@@ -82,23 +82,23 @@ touch_value(const dtc_reader *r, const dtc_value *v, dtc_buf *b)
 		touch(v->strtab, v->strsize);
 		for (i = 0; i < v->nframes; i++) {
 			dtc_buf_reset(b);
-			dtc_frame_text(r, dtc_value_pc(v, i), b);
+			dtc_reader_frame_text(r, dtc_value_pc(v, i), b);
 		}
 		break;
 	case DTC_V_SYM:
 	case DTC_V_MOD:
 		dtc_buf_reset(b);
-		dtc_addr_text(r, v->addr, v->kind == DTC_V_SYM, b);
+		dtc_reader_addr_text(r, v->addr, v->kind == DTC_V_SYM, b);
 		dtc_buf_reset(b);
-		dtc_mod_text(r, v->addr, b);
+		dtc_reader_mod_text(r, v->addr, b);
 		break;
 	case DTC_V_USYM:
 	case DTC_V_UMOD:
 	case DTC_V_UADDR:
 		dtc_buf_reset(b);
-		dtc_uaddr_text(r, v->pid, v->addr, v->kind == DTC_V_USYM, b);
+		dtc_reader_uaddr_text(r, v->pid, v->addr, v->kind == DTC_V_USYM, b);
 		dtc_buf_reset(b);
-		dtc_umod_text(r, v->pid, v->addr, b);
+		dtc_reader_umod_text(r, v->pid, v->addr, b);
 		break;
 	case DTC_V_PRINTF:
 		for (i = 0; i < v->nargs; i++)
@@ -138,11 +138,11 @@ touch_agg(const dtc_reader *r, const dtc_aggprint *ap, dtc_buf *b)
 			for (k = 0; k < n && k < 4096; k++)
 				(void)dtc_aggval_bucket(v, k, &bk);
 			dtc_buf_reset(b);
-			(void)dtc_hist_render(r, v, b);
+			(void)dtc_reader_hist_render(r, v, b);
 		}
 		if (ap->fmt != NULL) {
 			dtc_buf_reset(b);
-			(void)dtc_printa_render(r, ap, row, b, NULL);
+			(void)dtc_reader_printa_render(r, ap, row, b, NULL);
 		}
 	}
 }
@@ -172,7 +172,7 @@ touch_event(const dtc_event *ev, dtc_buf *b)
 		touch_value(r, ev->value, b);
 		if (ev->value->kind == DTC_V_PRINTF) {
 			dtc_buf_reset(b);
-			(void)dtc_printf_render(r, ev->value, b, NULL);
+			(void)dtc_reader_printf_render(r, ev->value, b, NULL);
 		} else if (ev->value->kind == DTC_V_PRINTA) {
 			touch_agg(r, ev->value->agg, b);
 		}
@@ -210,7 +210,7 @@ dispatch(const dtc_handler *h, const dtc_event *ev, void *st)
 #define NEMIT 1
 #endif
 
-/* The push side: dtc_consume's callbacks feed the same emitters. */
+/* The push side: dtc_reader_consume's callbacks feed the same emitters. */
 typedef struct push {
 	const dtc_emitter *const *em;
 	void **st;
@@ -250,7 +250,7 @@ push_warn(const dtc_error *err, void *arg)
 /*
  * Decode the capture once, from memory (mem) or from a pipe (the stream
  * reader: its read buffer is compacted and grown while items are
- * decoded), pulling events with dtc_next or (push) having dtc_consume
+ * decoded), pulling events with dtc_reader_next or (push) having dtc_reader_consume
  * call back, which runs the record sets in a loop of its own.  What the
  * text emitter prints, and every warning formatted as dtconsume prints
  * it, go to out and errs.
@@ -286,7 +286,7 @@ run(const uint8_t *data, size_t size, int mem, int pushed, FILE *out,
 		abort();
 	dtc_error_clear(&err);
 	if (mem) {
-		r = dtc_open_memory(data, size, "fuzz.dtsnap", 0, &err);
+		r = dtc_reader_open_memory(data, size, "fuzz.dtsnap", 0, &err);
 	} else {
 		/* the whole input fits in the pipe: no writer thread needed */
 		if (pipe(fds) != 0 ||
@@ -294,7 +294,7 @@ run(const uint8_t *data, size_t size, int mem, int pushed, FILE *out,
 		    write(fds[1], data, size) != (ssize_t)size)
 			abort();
 		close(fds[1]);
-		r = dtc_open_fd(fds[0], "fuzz.dtsnap", 0, &err);
+		r = dtc_reader_open_fd(fds[0], "fuzz.dtsnap", 0, &err);
 	}
 	if (r == NULL) {
 		dtc_error_format(&err, msg, sizeof(msg));
@@ -317,14 +317,14 @@ run(const uint8_t *data, size_t size, int mem, int pushed, FILE *out,
 		push p = { em, st, live, errs, &b, 0 };
 
 		/* DTC_WARN: something was skipped or the end item is missing */
-		rc = dtc_consume(r, &push_handler, &p, NULL);
+		rc = dtc_reader_consume(r, &push_handler, &p, NULL);
 		if (rc != DTC_OK && rc != DTC_WARN && rc != DTC_FATAL)
 			abort();
 		rc = rc == DTC_FATAL ? rc : DTC_EOF;
 	}
 	for (; !pushed;) {
 		dtc_error_clear(&err);
-		rc = dtc_next(r, &ev, &err);
+		rc = dtc_reader_next(r, &ev, &err);
 		if (rc == DTC_EOF)
 			break;
 		if (rc == DTC_WARN || rc == DTC_FATAL) {
@@ -350,7 +350,7 @@ run(const uint8_t *data, size_t size, int mem, int pushed, FILE *out,
 				live[i] = 0;
 	}
 	/* EOF and FATAL stick */
-	if (dtc_next(r, &ev, &err) != rc || ev != NULL)
+	if (dtc_reader_next(r, &ev, &err) != rc || ev != NULL)
 		abort();
 	/* --merge-aggs of the capture with itself */
 	if ((m = dtc_aggmerge_new(NULL)) != NULL) {
@@ -375,7 +375,7 @@ run(const uint8_t *data, size_t size, int mem, int pushed, FILE *out,
 		if (st[i] != NULL)
 			(void)em[i]->destroy(st[i]);
 	dtc_buf_free(&b);
-	dtc_close(r);
+	dtc_reader_close(r);
 	if (fds[0] >= 0)
 		close(fds[0]);
 }
@@ -405,8 +405,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ol[0] != ol[2] || memcmp(o[0], o[2], ol[0]) != 0 ||
 	    el[0] != el[2] || memcmp(e[0], e[2], el[0]) != 0) {
-		fprintf(stderr, "dtc_next and dtc_consume decode differently\n"
-		    "-- dtc_next stderr:\n%s-- dtc_consume stderr:\n%s",
+		fprintf(stderr, "dtc_reader_next and dtc_reader_consume decode differently\n"
+		    "-- dtc_reader_next stderr:\n%s-- dtc_reader_consume stderr:\n%s",
 		    e[0], e[2]);
 		abort();
 	}

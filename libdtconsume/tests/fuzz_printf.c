@@ -2,8 +2,8 @@
  * fuzz_printf.c - fuzz target: the printf engine.
  *
  * An arbitrary format is compiled with dtcp_format_compile (the metadata
- * loader's call), then rendered with dtc_printf_render over arbitrary
- * argument records, or with dtc_printa_render over arbitrary aggregation
+ * loader's call), then rendered with dtc_reader_printf_render over arbitrary
+ * argument records, or with dtc_reader_printa_render over arbitrary aggregation
  * values.  The input:
  *
  *   byte 0     bit 0 illumos rules, bit 1 the other byte order, bit 2
@@ -72,11 +72,11 @@ capture(size_t *len, int big)
 	    dtc_writer_add_clock(w, 1000, 1700000000000000000ULL, NULL) !=
 	    DTC_OK ||
 	    dtc_writer_ksyms_begin(w, 3, NULL) != DTC_OK ||
-	    dtc_writer_ksym(w, 0xffffffff80001000ULL, 0x100, "kernel",
+	    dtc_writer_add_ksym(w, 0xffffffff80001000ULL, 0x100, "kernel",
 	    "fop_read", NULL) != DTC_OK ||
-	    dtc_writer_ksym(w, 0xffffffff80001100ULL, 0x80, "kernel", "read",
+	    dtc_writer_add_ksym(w, 0xffffffff80001100ULL, 0x80, "kernel", "read",
 	    NULL) != DTC_OK ||
-	    dtc_writer_ksym(w, 0x1000, 0x40, "zfs", "zio_wait",
+	    dtc_writer_add_ksym(w, 0x1000, 0x40, "zfs", "zio_wait",
 	    NULL) != DTC_OK ||
 	    dtc_writer_ksyms_end(w, NULL) != DTC_OK ||
 	    dtc_writer_add_proc(w, 100, "sh", 1, &map, NULL) != DTC_OK ||
@@ -118,15 +118,15 @@ reader(int big, const char *maxmsg)
 
 	if (r[big] == NULL) {
 		cap[big] = capture(&caplen[big], big);
-		if ((r[big] = dtc_open_memory(cap[big], caplen[big], "fuzz", 0,
+		if ((r[big] = dtc_reader_open_memory(cap[big], caplen[big], "fuzz", 0,
 		    NULL)) == NULL)
 			abort();
 		do {
 			dtc_error_clear(&err);
-			rc = dtc_next(r[big], &ev, &err);
+			rc = dtc_reader_next(r[big], &ev, &err);
 		} while (rc != DTC_EOF && rc != DTC_FATAL);
 	}
-	if (dtc_set_option(r[big], "maxmsgsize", maxmsg, NULL) != DTC_OK)
+	if (dtc_reader_set_option(r[big], "maxmsgsize", maxmsg, NULL) != DTC_OK)
 		abort();
 	return r[big];
 }
@@ -243,11 +243,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ap.fmt = f;
 		ap.nrows = 1;
 		ap.rows = &row;
-		rc = dtc_printa_render(r, &ap, &row, &b, &err);
+		rc = dtc_reader_printa_render(r, &ap, &row, &b, &err);
 		check_cap(&b, rc, &err, limit);
 		for (i = 0; i < nav; i++) {
 			dtc_buf_reset(&b);
-			(void)dtc_hist_render(r, &av[i], &b);
+			(void)dtc_reader_hist_render(r, &av[i], &b);
 		}
 	} else {
 		memset(&pv, 0, sizeof(pv));
@@ -257,7 +257,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		pv.nargs = n;
 		pv.args = vals;
 		pv.swapped = swap;
-		rc = dtc_printf_render(r, &pv, &b, &err);
+		rc = dtc_reader_printf_render(r, &pv, &b, &err);
 		check_cap(&b, rc, &err, limit);
 	}
 	if (rc != DTC_OK && err.code == DTC_E_NONE)

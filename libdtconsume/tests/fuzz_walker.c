@@ -147,12 +147,12 @@ reader(int big)
 	if (r[big] != NULL)
 		return r[big];
 	cap[big] = capture(&caplen[big], big);
-	r[big] = dtc_open_memory(cap[big], caplen[big], "fuzz", 0, NULL);
+	r[big] = dtc_reader_open_memory(cap[big], caplen[big], "fuzz", 0, NULL);
 	if (r[big] == NULL)
 		abort();
 	do {
 		dtc_error_clear(&err);
-		rc = dtc_next(r[big], &ev, &err);
+		rc = dtc_reader_next(r[big], &ev, &err);
 	} while (rc != DTC_EOF && rc != DTC_FATAL);
 	return r[big];
 }

@@ -3,7 +3,7 @@
  * COMPRESSION), as dtconsume reads it.
  *
  * The test itself is fuzz_container.c's (included below): the capture is
- * decoded from memory, from a pipe and through dtc_consume, and the
+ * decoded from memory, from a pipe and through dtc_reader_consume, and the
  * three must agree.  What differs is the mutator, which damages what a
  * compressed capture is made of, the zstd frames:
  *   - a frame cut at a random byte (the rest of the input kept or not);

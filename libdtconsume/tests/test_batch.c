@@ -5,7 +5,7 @@
  * timestamp high word, low word; data at the recdesc offsets); the order
  * of rows follows libdtrace's rules (dt_consume_begin: the BEGIN CPU
  * first, the END CPU last; temporal: by timestamp), which the last test
- * also checks against dtc_next on the same capture.
+ * also checks against dtc_reader_next on the same capture.
  */
 #include "config.h"
 
@@ -684,7 +684,7 @@ START_TEST(test_v2)
 }
 END_TEST
 
-/* The order of rows is dtc_next's order of PROBE events (and ERROR
+/* The order of rows is dtc_reader_next's order of PROBE events (and ERROR
  * events of records), here on the main capture and temporal. */
 START_TEST(test_same_order_as_dtc_next)
 {
@@ -705,14 +705,14 @@ START_TEST(test_same_order_as_dtc_next)
 		b = dtc_batch_open_memory(c.buf, c.len, "mem", flags, &err);
 		n = order(b, 1, epids, idx, 16);
 		dtc_batch_close(b);
-		r = dtc_open_memory(c.buf, c.len, "mem", flags, &err);
+		r = dtc_reader_open_memory(c.buf, c.len, "mem", flags, &err);
 		m = 0;
-		while ((rc = dtc_next(r, &ev, &err)) != DTC_EOF) {
+		while ((rc = dtc_reader_next(r, &ev, &err)) != DTC_EOF) {
 			ck_assert_int_ne(rc, DTC_FATAL);
 			if (ev != NULL && ev->type == DTC_EV_PROBE)
 				evs[m++] = ev->ep->epid;
 		}
-		dtc_close(r);
+		dtc_reader_close(r);
 		ck_assert_uint_eq(n, m);
 		for (i = 0; i < n; i++) {
 			ck_assert_uint_eq(idx[i], i);
@@ -724,7 +724,7 @@ START_TEST(test_same_order_as_dtc_next)
 END_TEST
 
 /*
- * dtc_batch_select leaves out what dtc_select leaves out, and indexes
+ * dtc_batch_select leaves out what dtc_reader_select leaves out, and indexes
  * count what is left.  The main capture's rows in walking order are
  * epid 1 (CPU 1, t=50), 5 (CPU 1, 120), 2 (CPU 0, 100), 3 (CPU 0, 150),
  * 4 (CPU 0, 400); epids 2 and 5 are syscall::read:entry.
@@ -757,11 +757,11 @@ START_TEST(test_select)
 	main_capture(&c);
 	for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		b = dtc_batch_open_memory(c.buf, c.len, "mem", 0, &err);
-		r = dtc_open_memory(c.buf, c.len, "mem", 0, &err);
+		r = dtc_reader_open_memory(c.buf, c.len, "mem", 0, &err);
 		for (j = 0; j < 2 && cases[k].what[j] != NULL; j++) {
 			ck_assert_int_eq(dtc_batch_select(b, cases[k].what[j],
 			    cases[k].value[j], &err), DTC_OK);
-			ck_assert_int_eq(dtc_select(r, cases[k].what[j],
+			ck_assert_int_eq(dtc_reader_select(r, cases[k].what[j],
 			    cases[k].value[j], &err), DTC_OK);
 		}
 		n = order(b, 2, epids, idx, 16);
@@ -776,12 +776,12 @@ START_TEST(test_select)
 		ck_assert_int_eq(err.code, DTC_E_BADOPTION);
 		dtc_batch_close(b);
 		m = 0;
-		while ((rc = dtc_next(r, &ev, &err)) != DTC_EOF) {
+		while ((rc = dtc_reader_next(r, &ev, &err)) != DTC_EOF) {
 			ck_assert_int_ne(rc, DTC_FATAL);
 			if (ev != NULL && ev->type == DTC_EV_PROBE)
 				evs[m++] = ev->ep->epid;
 		}
-		dtc_close(r);
+		dtc_reader_close(r);
 		ck_assert_uint_eq(m, n);
 		for (j = 0; j < n; j++)
 			ck_assert_uint_eq(evs[j], epids[j]);

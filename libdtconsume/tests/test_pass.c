@@ -1,16 +1,16 @@
 /*
- * test_pass.c - dtc_next and the batch reader take their record sets from
+ * test_pass.c - dtc_reader_next and the batch reader take their record sets from
  * one pass engine (pass.c), so on every capture of testdata/bad and
  * testdata/live they must agree: the same record sets in the same order
  * (timestamp, CPU, enabled probe, pass), with and without a selection
  * and with option temporal, and the batch reader must give every
- * warning dtc_next gives about items, passes and records, at the same
+ * warning dtc_reader_next gives about items, passes and records, at the same
  * place (code, item, offset, cpu, text), in the same order.
  *
  * The warnings a batch does not give are those of what it does not do:
  * rendering (printf, print(), stacks, setopt(), aggregations) and the
  * options items (applied without complaint, dtc_batch_open_file(3)).  They
- * are told apart here by the dtc_event dtc_next gives right before them
+ * are told apart here by the dtc_event dtc_reader_next gives right before them
  * and by their text, not by asking the library: see render_warning().
  */
 #include "config.h"
@@ -90,7 +90,7 @@ free_run(run *x)
 }
 
 /*
- * A warning dtc_next gives while it renders a record set, or about what
+ * A warning dtc_reader_next gives while it renders a record set, or about what
  * a batch does not read: inside a record set (after its PROBE event) a
  * warning is about one of its values (the pass engine's warnings come
  * between record sets); outside one, the options items' and the
@@ -113,7 +113,7 @@ apply_sel(int reader, void *h, const char *const *sel)
 	dtc_error err;
 
 	for (; sel != NULL && sel[0] != NULL; sel += 2) {
-		int rc = reader ? dtc_select(h, sel[0], sel[1], &err) :
+		int rc = reader ? dtc_reader_select(h, sel[0], sel[1], &err) :
 		    dtc_batch_select(h, sel[0], sel[1], &err);
 
 		ck_assert_msg(rc == DTC_OK, "select %s=%s: %s", sel[0], sel[1],
@@ -131,7 +131,7 @@ events(const char *path, unsigned flags, const char *const *sel, run *x)
 	uint64_t n = 0;
 	int rc, in_set = 0;
 
-	r = dtc_open_file(path, flags | DTC_OPEN_NOAGGEXIT, &err);
+	r = dtc_reader_open_file(path, flags | DTC_OPEN_NOAGGEXIT, &err);
 	if (r == NULL) {
 		x->fatal = 1;
 		add_warning(x, &err, 0);
@@ -139,7 +139,7 @@ events(const char *path, unsigned flags, const char *const *sel, run *x)
 	}
 	apply_sel(1, r, sel);
 	for (;;) {
-		rc = dtc_next(r, &ev, &err);
+		rc = dtc_reader_next(r, &ev, &err);
 		if (rc == DTC_EOF)
 			break;
 		if (rc == DTC_WARN || rc == DTC_FATAL) {
@@ -164,7 +164,7 @@ events(const char *path, unsigned flags, const char *const *sel, run *x)
 			    ev->ep->epid);
 		}
 	}
-	dtc_close(r);
+	dtc_reader_close(r);
 }
 
 static int
@@ -248,7 +248,7 @@ compare(const char *path, unsigned flags, const char *const *sel)
 	memset(&bt, 0, sizeof(bt));
 	events(path, flags, sel, &e);
 	batches(path, flags, sel, &bt);
-	expect(e.ns == bt.ns, "%s (flags %u%s%s): dtc_next gives %zu "
+	expect(e.ns == bt.ns, "%s (flags %u%s%s): dtc_reader_next gives %zu "
 	    "record sets, the batch reader %zu", path, flags,
 	    sel ? ", select " : "", sel ? sel[0] : "", e.ns, bt.ns);
 	for (i = 0; i < e.ns; i++) {
@@ -256,13 +256,13 @@ compare(const char *path, unsigned flags, const char *const *sel)
 
 		expect(q->index == i && p->ts == q->ts &&
 		    p->cpu == q->cpu && p->pass == q->pass && p->epid == q->epid,
-		    "%s (flags %u): record set %zu: dtc_next (ts %llu, cpu %d, "
+		    "%s (flags %u): record set %zu: dtc_reader_next (ts %llu, cpu %d, "
 		    "pass %u, epid %u), batch #%llu (ts %llu, cpu %d, pass %u, "
 		    "epid %u)", path, flags, i, (unsigned long long)p->ts,
 		    p->cpu, p->pass, p->epid, (unsigned long long)q->index,
 		    (unsigned long long)q->ts, q->cpu, q->pass, q->epid);
 	}
-	/* the batch's warnings: dtc_next's that are not about rendering,
+	/* the batch's warnings: dtc_reader_next's that are not about rendering,
 	 * all of them, in order */
 	for (i = j = 0; i < e.nw; i++) {
 		if (e.isrender[i]) {
@@ -272,7 +272,7 @@ compare(const char *path, unsigned flags, const char *const *sel)
 			continue;
 		}
 		expect(j < bt.nw && same_warning(&e.w[i], &bt.w[j]),
-		    "%s (flags %u): dtc_next warns \"%s\" (code %d, item %lld, "
+		    "%s (flags %u): dtc_reader_next warns \"%s\" (code %d, item %lld, "
 		    "offset %lld, cpu %d); the batch reader %s%s", path, flags,
 		    e.w[i].text, e.w[i].code, e.w[i].item, e.w[i].offset,
 		    e.w[i].cpu, j < bt.nw ? "instead: " : "does not",
@@ -280,7 +280,7 @@ compare(const char *path, unsigned flags, const char *const *sel)
 		j++;
 	}
 	expect(j == bt.nw, "%s (flags %u): the batch reader warns "
-	    "\"%s\", which dtc_next does not", path, flags,
+	    "\"%s\", which dtc_reader_next does not", path, flags,
 	    j < bt.nw ? bt.w[j].text : "");
 out:
 	free_run(&e);

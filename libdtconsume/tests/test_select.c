@@ -1,5 +1,5 @@
 /*
- * test_select.c - record selection (dtc_select; select.c, consume.c).
+ * test_select.c - record selection (dtc_reader_select; select.c, consume.c).
  *
  * The parsers alone (probe descriptions split as dtrace_xstr2desc splits
  * them, globs, CPU lists, times), then a capture built here with the
@@ -413,7 +413,7 @@ capture_len(unsigned how, char **mem, size_t *lenp)
 	else
 		dtc_writer_free(w);    /* cut short: no end item */
 	fclose(fp);
-	ck_assert_ptr_nonnull(r = dtc_open_memory(*mem, len, "sel", 0, NULL));
+	ck_assert_ptr_nonnull(r = dtc_reader_open_memory(*mem, len, "sel", 0, NULL));
 	if (lenp != NULL)
 		*lenp = len;
 	return r;
@@ -446,7 +446,7 @@ decode(dtc_reader *r, seen *s)
 	memset(s, 0, sizeof(*s));
 	s->quiet_all = 1;
 	dtc_error_clear(&s->err);
-	while ((rc = dtc_next(r, &ev, &s->err)) != DTC_EOF) {
+	while ((rc = dtc_reader_next(r, &ev, &s->err)) != DTC_EOF) {
 		if (rc == DTC_FATAL) {
 			s->rc = rc;
 			return;
@@ -491,7 +491,7 @@ expect(unsigned how, const char *firings, uint64_t skipped, ...)
 	while ((what = va_arg(ap, const char *)) != NULL) {
 		value = va_arg(ap, const char *);
 		dtc_error_clear(&err);
-		ck_assert_msg(dtc_select(r, what, value, &err) == DTC_OK,
+		ck_assert_msg(dtc_reader_select(r, what, value, &err) == DTC_OK,
 		    "%s %s: %s", what, value, err.text);
 	}
 	va_end(ap);
@@ -499,7 +499,7 @@ expect(unsigned how, const char *firings, uint64_t skipped, ...)
 	ck_assert_msg(s.end, "no END event (%s)", s.err.text);
 	ck_assert_str_eq(s.firings, firings);
 	ck_assert_uint_eq(s.skipped, skipped);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 }
 
@@ -581,35 +581,35 @@ START_TEST(side_effects)
 
 	/* BEGIN's setopt("quiet") applies to the read:entry firings */
 	r = capture(WITH_END, &mem);
-	ck_assert_int_eq(dtc_select(r, "probe", "read:entry", NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_select(r, "probe", "read:entry", NULL), DTC_OK);
 	decode(r, &s);
 	ck_assert_str_eq(s.firings, "2@0 2@1 2@2");
 	ck_assert_int_eq(s.quiet_all, 1);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 	/* the capture is cut short (no end item with its status): the exit
 	 * status is the exit(7) of read:return, which is left out */
 	r = capture(0, &mem);
-	ck_assert_int_eq(dtc_select(r, "probe", "BEGIN", NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_select(r, "probe", "BEGIN", NULL), DTC_OK);
 	decode(r, &s);
 	ck_assert_str_eq(s.firings, "1@0");
 	ck_assert_int_eq(s.exit_status, 7);
 	ck_assert_uint_eq(s.nrecords, 1);
 	ck_assert_uint_eq(s.nerrors, 0);
 	ck_assert_uint_eq(s.skipped, 7);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 	/* flow indentation counts the entries left out: on CPU 0 write:entry
 	 * follows read:entry, one level in; on CPU 2 it comes first */
 	r = capture(WITH_END, &mem);
-	ck_assert_int_eq(dtc_set_option(r, "flowindent", NULL, NULL), DTC_OK);
-	ck_assert_int_eq(dtc_select(r, "epid", "3", NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_set_option(r, "flowindent", NULL, NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_select(r, "epid", "3", NULL), DTC_OK);
 	decode(r, &s);
 	ck_assert_str_eq(s.firings, "3@0 E3@1 3@2");
 	ck_assert_uint_eq(s.nindent, 2);
 	ck_assert_int_eq(s.indent[0], 2);
 	ck_assert_int_eq(s.indent[1], 0);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 }
 END_TEST
@@ -624,7 +624,7 @@ START_TEST(refusals)
 
 	/* a wall-clock time without a clock item: at the first pass */
 	r = capture(WITH_END, &mem);
-	ck_assert_int_eq(dtc_select(r, "since", "2026-11-25T16:00:00Z", NULL),
+	ck_assert_int_eq(dtc_reader_select(r, "since", "2026-11-25T16:00:00Z", NULL),
 	    DTC_OK);
 	decode(r, &s);
 	ck_assert_int_eq(s.rc, DTC_FATAL);
@@ -633,25 +633,25 @@ START_TEST(refusals)
 	ck_assert_str_eq(s.err.text, "cannot select since "
 	    "2026-11-25T16:00:00Z: wall-clock times need the capture's clock "
 	    "item, and it has none (give ns or +DURATION)");
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 	/* too late: an event was delivered */
 	r = capture(WITH_END, &mem);
-	ck_assert_int_eq(dtc_next(r, &ev, NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_next(r, &ev, NULL), DTC_OK);
 	dtc_error_clear(&err);
-	ck_assert_int_eq(dtc_select(r, "cpu", "0", &err), DTC_FAILED);
+	ck_assert_int_eq(dtc_reader_select(r, "cpu", "0", &err), DTC_FAILED);
 	ck_assert_str_eq(err.text, "a selection after the first event: too "
 	    "late, a firing delivered cannot be taken back");
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 	/* a bad value names itself */
 	r = capture(WITH_END, &mem);
 	dtc_error_clear(&err);
-	ck_assert_int_eq(dtc_select(r, "since", "+5", &err), DTC_FAILED);
+	ck_assert_int_eq(dtc_reader_select(r, "since", "+5", &err), DTC_FAILED);
 	ck_assert_dtc_error(&err, DTC_E_BADOPTION, -1, -1);
 	ck_assert_str_eq(err.text, "'+5': a duration needs a unit: ns, us, "
 	    "ms, s, m or h (+1.5s, +200ms)");
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 }
 END_TEST
@@ -674,24 +674,24 @@ START_TEST(v2_has_no_time)
 	ck_assert_ptr_nonnull(w = dtc_writer_new(fp, &h, NULL));
 	ck_assert_int_eq(dtc_writer_end(w, 0, NULL), DTC_OK);
 	fclose(fp);
-	r = dtc_open_memory(mem, len, "v2", 0, NULL);
-	ck_assert_int_eq(dtc_select(r, "until", "+1s", NULL), DTC_OK);
+	r = dtc_reader_open_memory(mem, len, "v2", 0, NULL);
+	ck_assert_int_eq(dtc_reader_select(r, "until", "+1s", NULL), DTC_OK);
 	dtc_error_clear(&err);
 	/* found where the reader looks for the capture's clocks */
-	ck_assert_int_eq(dtc_next(r, &ev, &err), DTC_OK);
+	ck_assert_int_eq(dtc_reader_next(r, &ev, &err), DTC_OK);
 	ck_assert_int_eq(ev->type, DTC_EV_BEGIN);
-	ck_assert_int_eq(dtc_next(r, &ev, &err), DTC_FATAL);
+	ck_assert_int_eq(dtc_reader_next(r, &ev, &err), DTC_FATAL);
 	ck_assert_dtc_error(&err, DTC_E_BADOPTION, -1, -1);
 	ck_assert_str_eq(err.text, "cannot select by time (since, until): the "
 	    "records of this dtrace-v2 capture carry no timestamps (it has no "
 	    "pass clocks)");
-	dtc_close(r);
+	dtc_reader_close(r);
 	/* the other criteria are fine there */
-	r = dtc_open_memory(mem, len, "v2", 0, NULL);
-	ck_assert_int_eq(dtc_select(r, "cpu", "0", NULL), DTC_OK);
-	ck_assert_int_eq(dtc_next(r, &ev, NULL), DTC_OK);
+	r = dtc_reader_open_memory(mem, len, "v2", 0, NULL);
+	ck_assert_int_eq(dtc_reader_select(r, "cpu", "0", NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_next(r, &ev, NULL), DTC_OK);
 	ck_assert_int_eq(ev->type, DTC_EV_BEGIN);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 }
 END_TEST
@@ -745,14 +745,14 @@ START_TEST(v2_pass_clocks)
 	fclose(fp);
 
 	for (sel = 0; sel < 2; sel++) {
-		r = dtc_open_memory(mem, len, "v2", 0, NULL);
+		r = dtc_reader_open_memory(mem, len, "v2", 0, NULL);
 		/* from the first record: passes 0 and 1 */
 		if (sel)
-			ck_assert_int_eq(dtc_select(r, "until", "+1s", NULL),
+			ck_assert_int_eq(dtc_reader_select(r, "until", "+1s", NULL),
 			    DTC_OK);
 		n = 0;
 		dtc_error_clear(&err);
-		while (dtc_next(r, &ev, &err) == DTC_OK)
+		while (dtc_reader_next(r, &ev, &err) == DTC_OK)
 			if (ev->type == DTC_EV_PROBE && n < 3)
 				got[n++] = ev->timestamp;
 		ck_assert_int_eq(err.code, DTC_E_NONE);
@@ -761,7 +761,7 @@ START_TEST(v2_pass_clocks)
 		ck_assert_uint_eq(got[1], 2000005000u);
 		if (!sel)
 			ck_assert_uint_eq(got[2], 3000005000u);
-		dtc_close(r);
+		dtc_reader_close(r);
 	}
 	free(mem);
 }
@@ -776,31 +776,31 @@ START_TEST(option_cpu)
 	seen s;
 
 	r = capture(WITH_END, &mem);
-	ck_assert_int_eq(dtc_set_option(r, "cpu", "1", NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_set_option(r, "cpu", "1", NULL), DTC_OK);
 	decode(r, &s);
 	ck_assert_str_eq(s.firings, "2@1 4@1 E3@1");
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 	/* no value is CPU 0, as dt_opt_runtime reads it */
 	r = capture(WITH_END, &mem);
-	ck_assert_int_eq(dtc_set_option(r, "cpu", NULL, NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_set_option(r, "cpu", NULL, NULL), DTC_OK);
 	decode(r, &s);
 	ck_assert_str_eq(s.firings, "1@0 2@0 3@0");
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 	/* "" unsets it: every CPU */
 	r = capture(WITH_END, &mem);
-	ck_assert_int_eq(dtc_set_option(r, "cpu", "", NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_set_option(r, "cpu", "", NULL), DTC_OK);
 	decode(r, &s);
 	ck_assert_str_eq(s.firings, "1@0 2@0 3@0 2@1 4@1 E3@1 3@2 2@2");
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 	r = capture(WITH_END, &mem);
 	dtc_error_clear(&err);
-	ck_assert_int_eq(dtc_set_option(r, "cpu", "one", &err), DTC_FAILED);
+	ck_assert_int_eq(dtc_reader_set_option(r, "cpu", "one", &err), DTC_FAILED);
 	ck_assert_str_eq(err.text, "couldn't set option \"cpu\" to \"one\": "
 	    "Invalid value for specified option");
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 }
 END_TEST
@@ -827,7 +827,7 @@ count_probe(const dtc_event *ev, void *arg)
 	return 0;
 }
 
-/* dtc_consume: DTC_WARN at the end when something was skipped or the
+/* dtc_reader_consume: DTC_WARN at the end when something was skipped or the
  * capture was cut short; a selection is not something skipped */
 START_TEST(consume_status)
 {
@@ -838,28 +838,28 @@ START_TEST(consume_status)
 
 	r = capture(WITH_END, &mem);
 	n = 0;
-	ck_assert_int_eq(dtc_consume(r, &h, &n, NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_consume(r, &h, &n, NULL), DTC_OK);
 	ck_assert_int_eq(n, 7);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 	r = capture(WITH_END, &mem);
-	ck_assert_int_eq(dtc_select(r, "cpu", "2", NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_select(r, "cpu", "2", NULL), DTC_OK);
 	n = 0;
-	ck_assert_int_eq(dtc_consume(r, &h, &n, NULL), DTC_OK);
+	ck_assert_int_eq(dtc_reader_consume(r, &h, &n, NULL), DTC_OK);
 	ck_assert_int_eq(n, 2);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 	r = capture(0, &mem);
 	n = 0;
-	ck_assert_int_eq(dtc_consume(r, &h, &n, NULL), DTC_WARN);
+	ck_assert_int_eq(dtc_reader_consume(r, &h, &n, NULL), DTC_WARN);
 	ck_assert_int_eq(n, 7);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 	r = capture(WITH_END | BAD_RECORD, &mem);
 	n = 0;
-	ck_assert_int_eq(dtc_consume(r, &h, &n, NULL), DTC_WARN);
+	ck_assert_int_eq(dtc_reader_consume(r, &h, &n, NULL), DTC_WARN);
 	ck_assert_int_eq(n, 7);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 }
 END_TEST
@@ -893,10 +893,10 @@ START_TEST(consume_handler_size)
 	mem_h.h.end = must_not_run;   /* past the size given below */
 	r = capture(WITH_END, &mem);
 	n = 0;
-	ck_assert_int_eq(dtc_consume_sized(r, &mem_h.h,
+	ck_assert_int_eq(dtc_reader_consume_sized(r, &mem_h.h,
 	    offsetof(dtc_handler, end), &n, NULL), DTC_OK);
 	ck_assert_int_eq(n, 7);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 
 	/* a size that is not a whole number of callbacks: end's half is
@@ -904,26 +904,26 @@ START_TEST(consume_handler_size)
 	mem_h.h.end = must_not_run;
 	r = capture(WITH_END, &mem);
 	n = 0;
-	ck_assert_int_eq(dtc_consume_sized(r, &mem_h.h,
+	ck_assert_int_eq(dtc_reader_consume_sized(r, &mem_h.h,
 	    offsetof(dtc_handler, end) + sizeof(void *) / 2, &n, NULL),
 	    DTC_OK);
 	ck_assert_int_eq(n, 7);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 
 	/* the whole first layout through the function, not the macro */
 	mem_h.h.end = NULL;
 	r = capture(WITH_END, &mem);
 	n = 0;
-	ck_assert_int_eq((dtc_consume)(r, &mem_h.h, &n, NULL), DTC_OK);
+	ck_assert_int_eq((dtc_reader_consume)(r, &mem_h.h, &n, NULL), DTC_OK);
 	ck_assert_int_eq(n, 7);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 
 	r = capture(WITH_END | BAD_RECORD, &mem);
-	ck_assert_int_eq(dtc_consume(r, (const dtc_handler *)NULL, NULL, NULL),
+	ck_assert_int_eq(dtc_reader_consume(r, (const dtc_handler *)NULL, NULL, NULL),
 	    DTC_WARN);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 }
 END_TEST
@@ -939,14 +939,14 @@ START_TEST(position)
 
 	r = capture_len(WITH_END, &mem, &len);
 	ck_assert_uint_eq(dtc_reader_position(r), 0);
-	while (dtc_next(r, &ev, NULL) == DTC_OK) {
+	while (dtc_reader_next(r, &ev, NULL) == DTC_OK) {
 		pos = dtc_reader_position(r);
 		ck_assert_uint_ge(pos, last);
 		ck_assert_uint_le(pos, len);
 		last = pos;
 	}
 	ck_assert_uint_eq(last, len);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mem);
 }
 END_TEST

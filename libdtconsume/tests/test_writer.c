@@ -290,10 +290,10 @@ START_TEST(test_roundtrip)
 	OK(dtc_writer_add_format(w, 3, "%d %s\n", E));
 	OK(dtc_writer_add_clock(w, 1000, 1700000000000000000ull, E));
 	OK(dtc_writer_ksyms_begin(w, 3, E));
-	OK(dtc_writer_ksym(w, 0xffffffff80000000ull, 4096, "kernel",
+	OK(dtc_writer_add_ksym(w, 0xffffffff80000000ull, 4096, "kernel",
 	    "fop_read", E));
-	OK(dtc_writer_ksym(w, 0xffffffff80001000ull, 16, "zfs", "zio", E));
-	OK(dtc_writer_ksym(w, 0, 0, NULL, NULL, E));
+	OK(dtc_writer_add_ksym(w, 0xffffffff80001000ull, 16, "zfs", "zio", E));
+	OK(dtc_writer_add_ksym(w, 0, 0, NULL, NULL, E));
 	OK(dtc_writer_ksyms_end(w, E));
 	OK(dtc_writer_add_proc(w, 100, "sh", 2, maps, E));
 	OK(dtc_writer_add_status(w, &st, E));
@@ -724,14 +724,14 @@ START_TEST(test_seq_v2)
 	OK(dtc_writer_add_ctf(w, "D", "ctf", 3, ids, 1, E));
 	OK(dtc_writer_add_clock(w, 1000, 2000, E));
 	OK(dtc_writer_ksyms_begin(w, 1, E));
-	OK(dtc_writer_ksym(w, 0xffffffff80000000ull, 16, "vmlinux", "f", E));
+	OK(dtc_writer_add_ksym(w, 0xffffffff80000000ull, 16, "vmlinux", "f", E));
 	OK(dtc_writer_ksyms_end(w, E));
 	OK(dtc_writer_add_proc(w, 100, "sh", 1, maps, E));
 	OK(dtc_writer_aggsnap_begin(w, 1, nentries, E));
 	for (i = 0; i < nentries; i++) {
 		key[4] = (uint8_t)i;
 		key[5] = (uint8_t)(i >> 8);
-		OK(dtc_writer_aggsnap_entry(w, 1, key, sizeof(key), val,
+		OK(dtc_writer_add_aggsnap_entry(w, 1, key, sizeof(key), val,
 		    sizeof(val), E));
 	}
 	OK(dtc_writer_aggsnap_end(w, E));
@@ -790,11 +790,11 @@ START_TEST(test_v13_decodes)
 		OK(dtc_writer_end(w, 0, E));
 		mem_close(&mm);
 		dtc_error_clear(&err);
-		r = dtc_open_memory(mm.buf, mm.len, "mem", 0, &err);
+		r = dtc_reader_open_memory(mm.buf, mm.len, "mem", 0, &err);
 		ck_assert_msg(r != NULL, "%s", err.text);
 		do {
 			dtc_error_clear(&err);
-			rc = dtc_next(r, &ev, &err);
+			rc = dtc_reader_next(r, &ev, &err);
 		} while (rc == DTC_OK);
 		ck_assert_msg(rc == DTC_EOF, "v2 %d: rc %d: %s", v2, rc,
 		    err.text);
@@ -803,7 +803,7 @@ START_TEST(test_v13_decodes)
 		ck_assert_int_eq(h->version_major, 1);
 		ck_assert_int_eq(h->version_minor, 4);
 		ck_assert_int_eq(h->v2, v2);
-		dtc_close(r);
+		dtc_reader_close(r);
 		free(mm.buf);
 	}
 }
@@ -923,7 +923,7 @@ START_TEST(test_error_cleared_on_entry)
 	ck_assert_str_eq(init.text, "");
 
 	memset(&err, 'A', sizeof(err));
-	ck_assert_ptr_null(dtc_open_file("/nonexistent/x.dtsnap", 0, &err));
+	ck_assert_ptr_null(dtc_reader_open_file("/nonexistent/x.dtsnap", 0, &err));
 	ck_assert_int_eq(err.code, DTC_E_IO);
 
 	w = new_writer(&mm);
@@ -931,12 +931,12 @@ START_TEST(test_error_cleared_on_entry)
 	ck_assert_int_eq(dtc_writer_end(w, 0, NULL), DTC_OK);
 	mem_close(&mm);
 	memset(&err, 'A', sizeof(err));
-	r = dtc_open_memory(mm.buf, mm.len, "mem", 0, &err);
+	r = dtc_reader_open_memory(mm.buf, mm.len, "mem", 0, &err);
 	ck_assert_ptr_nonnull(r);
 	ck_assert_int_eq(err.code, DTC_E_NONE);
 	for (;;) {
 		memset(&err, 'A', sizeof(err));
-		rc = dtc_next(r, &ev, &err);
+		rc = dtc_reader_next(r, &ev, &err);
 		if (rc != DTC_OK)
 			break;
 		ck_assert_int_eq(err.code, DTC_E_NONE);
@@ -946,16 +946,16 @@ START_TEST(test_error_cleared_on_entry)
 	ck_assert_int_eq(err.code, DTC_E_NONE);
 	ck_assert_int_ge(n, 2);      /* BEGIN and END at least */
 	memset(&err, 'A', sizeof(err));
-	ck_assert_int_ne(dtc_set_option(r, "no-such-option", NULL, &err),
+	ck_assert_int_ne(dtc_reader_set_option(r, "no-such-option", NULL, &err),
 	    DTC_OK);
 	ck_assert_int_eq(err.code, DTC_E_BADOPTION);
-	dtc_close(r);
+	dtc_reader_close(r);
 	free(mm.buf);
 }
 END_TEST
 
-/* An option that is on, as a flag, reads 0 from dtc_get_option (libdtrace
- * keeps set flags as 0): dtc_option_isset says set or not plainly. */
+/* An option that is on, as a flag, reads 0 from dtc_reader_get_option (libdtrace
+ * keeps set flags as 0): dtc_reader_option_isset says set or not plainly. */
 START_TEST(test_option_isset)
 {
 	dtc_probedesc pd = { 1, "dtrace", "", "", "BEGIN", NULL };
@@ -968,16 +968,16 @@ START_TEST(test_option_isset)
 	OK(dtc_writer_add_probe(w, &pd, E));
 	ck_assert_int_eq(dtc_writer_end(w, 0, NULL), DTC_OK);
 	mem_close(&mm);
-	r = dtc_open_memory(mm.buf, mm.len, "mem", 0, &err);
+	r = dtc_reader_open_memory(mm.buf, mm.len, "mem", 0, &err);
 	ck_assert_ptr_nonnull(r);
-	ck_assert_int_eq(dtc_option_isset(r, "quiet"), 0);
-	ck_assert_int_eq(dtc_get_option(r, "quiet"), DTC_OPT_UNSET);
-	ck_assert_int_eq(dtc_set_option(r, "quiet", NULL, &err), DTC_OK);
-	ck_assert_int_eq(dtc_option_isset(r, "quiet"), 1);
-	ck_assert_int_eq(dtc_get_option(r, "quiet"), 0);
-	ck_assert_int_eq(dtc_option_isset(r, "no-such-option"), -1);
-	ck_assert_int_eq(dtc_option_isset(r, "encoding"), 0);
-	dtc_close(r);
+	ck_assert_int_eq(dtc_reader_option_isset(r, "quiet"), 0);
+	ck_assert_int_eq(dtc_reader_get_option(r, "quiet"), DTC_OPT_UNSET);
+	ck_assert_int_eq(dtc_reader_set_option(r, "quiet", NULL, &err), DTC_OK);
+	ck_assert_int_eq(dtc_reader_option_isset(r, "quiet"), 1);
+	ck_assert_int_eq(dtc_reader_get_option(r, "quiet"), 0);
+	ck_assert_int_eq(dtc_reader_option_isset(r, "no-such-option"), -1);
+	ck_assert_int_eq(dtc_reader_option_isset(r, "encoding"), 0);
+	dtc_reader_close(r);
 	free(mm.buf);
 }
 END_TEST
@@ -1063,7 +1063,7 @@ START_TEST(test_misuse)
 	ck_assert_int_eq(dtc_writer_add_probe(w, NULL, &err), DTC_FAILED);
 	ck_assert_int_eq(err.code, DTC_E_BADVALUE);
 	dtc_error_clear(&err);
-	ck_assert_int_eq(dtc_writer_ksym(w, 1, 1, "m", "s", &err), DTC_FAILED);
+	ck_assert_int_eq(dtc_writer_add_ksym(w, 1, 1, "m", "s", &err), DTC_FAILED);
 	dtc_error_clear(&err);
 	ck_assert_int_eq(dtc_writer_add_option(w, NULL, "x", 0, &err),
 	    DTC_FAILED);
@@ -1072,7 +1072,7 @@ START_TEST(test_misuse)
 	ck_assert_int_eq(dtc_writer_add_probe(w, &pd, &err), DTC_FAILED);
 	ck_assert_str_eq(err.text, "probe item while the ksyms item is open "
 	    "(0 of 2 symbols written)");
-	OK(dtc_writer_ksym(w, 1, 1, "m", "s", E));
+	OK(dtc_writer_add_ksym(w, 1, 1, "m", "s", E));
 	/* one symbol short: the item cannot be completed any more */
 	dtc_error_clear(&err);
 	ck_assert_int_eq(dtc_writer_ksyms_end(w, &err), DTC_FATAL);

@@ -85,7 +85,7 @@ class Column:
 class Table:
     """The record sets of one enabled probe (a DTrace v2 probe and
     statement), as numpy arrays: index (the record set's place in the
-    capture, as dtc_next orders them), cpu, timestamp, pass_, and the
+    capture, as dtc_reader_next orders them), cpu, timestamp, pass_, and the
     columns when the statement is plain data (data is True); a statement
     with other records (printa, stack, print() ...) has rows only."""
 
@@ -334,7 +334,7 @@ class Capture:
 
 def _selection(**kw: Any) -> List[Tuple[str, str]]:
     """dtconsume's --probe/--cpu/--epid/--since/--until as (what, value)
-    pairs for libdtconsume's dtc_select: each value a str or int, or a
+    pairs for libdtconsume's dtc_reader_select: each value a str or int, or a
     list of them (any of which may match)."""
     pairs: List[Tuple[str, str]] = []
     for what in ("probe", "cpu", "epid", "since", "until"):

@@ -311,15 +311,15 @@ write_capture(wstate *w, const dtc_reader *first, char **out, size_t *outlen,
 	}
 #define W(call) do { if ((rc = (call)) != DTC_OK) goto fail; } while (0)
 	for (i = 0; printing_options[i] != NULL; i++) {
-		int64_t v = dtc_get_option(first, printing_options[i]);
+		int64_t v = dtc_reader_get_option(first, printing_options[i]);
 
 		if (v != DTC_OPT_UNSET && v >= 0)
 			W(dtc_writer_add_option(wr, printing_options[i], NULL, v,
 			    err));
 	}
-	if (dtc_get_option_string(first, "encoding") != NULL)
+	if (dtc_reader_get_option_string(first, "encoding") != NULL)
 		W(dtc_writer_add_option(wr, "encoding",
-		    dtc_get_option_string(first, "encoding"), 0, err));
+		    dtc_reader_get_option_string(first, "encoding"), 0, err));
 	W(dtc_writer_copy_symbols(wr, dtc_reader_capture(first), err));
 	for (i = 0; i < w->nd; i++) {
 		const wdesc *d = &w->d[i];
@@ -457,7 +457,7 @@ write_capture(wstate *w, const dtc_reader *first, char **out, size_t *outlen,
 			memset(data, 0, 8);
 			memcpy(data + 8, e + d->voff + pre, d->vsize - pre);
 			put_word(e + 16, d->id, 4, w->big);
-			rc = dtc_writer_aggsnap_entry(wr, d->id, e + 16,
+			rc = dtc_writer_add_aggsnap_entry(wr, d->id, e + 16,
 			    d->voff - 16, data, dsize, err);
 			if (rc != DTC_OK) {
 				free(data);
@@ -492,7 +492,7 @@ typedef struct mwarn {
 	ext_errcap cap;
 } mwarn;
 
-/* dtc_consume runs without the GIL (merge_sources): a warning takes it
+/* dtc_reader_consume runs without the GIL (merge_sources): a warning takes it
  * back to become a DecodeError. */
 static int
 note_warn(const dtc_error *err, void *arg)
@@ -544,33 +544,33 @@ merge_sources(PyObject *seq, int temporal, PyObject *options,
 			continue;
 		}
 		if (ext_set_options(s.r, options) != 0) {
-			dtc_close(s.r);
+			dtc_reader_close(s.r);
 			ext_source_free(&s.src);
 			goto fail;
 		}
 		/* reading a capture to its end touches no Python object
 		 * (but a warning, which takes the GIL back) */
 		Py_BEGIN_ALLOW_THREADS
-		rc = dtc_consume(s.r, &h, &w, NULL);
+		rc = dtc_reader_consume(s.r, &h, &w, NULL);
 		Py_END_ALLOW_THREADS
 		if (rc != 2 && !PyErr_Occurred())
 			(void)ext_errcap_end(errors, &w.cap, 0);
 		if (rc == 2 || PyErr_Occurred()) {
-			dtc_close(s.r);
+			dtc_reader_close(s.r);
 			ext_source_free(&s.src);
 			goto fail;
 		}
 		dtc_error_clear(&err);
 		if (dtc_aggmerge_add(m, s.r, &err) != DTC_OK &&
 		    ext_note_error(errors, &err, 0) != 0) {
-			dtc_close(s.r);
+			dtc_reader_close(s.r);
 			ext_source_free(&s.src);
 			goto fail;
 		}
 		if (n++ == 0) {
 			*first = s;
 		} else {
-			dtc_close(s.r);
+			dtc_reader_close(s.r);
 			ext_source_free(&s.src);
 		}
 	}
@@ -584,7 +584,7 @@ fail:
 static void
 msrc_free(msrc *s)
 {
-	dtc_close(s->r);
+	dtc_reader_close(s->r);
 	s->r = NULL;
 	ext_source_free(&s->src);
 }
@@ -673,7 +673,7 @@ open_kept(PyObject *data, msrc *s, dtc_aggmerge **mp)
 		return -1;
 	dtc_error_clear(&err);
 	if ((s->r = ext_source_reader(&s->src, DTC_OPEN_NOAGGEXIT, &err)) ==
-	    NULL || dtc_consume(s->r, &h, NULL, &err) == DTC_FATAL ||
+	    NULL || dtc_reader_consume(s->r, &h, NULL, &err) == DTC_FATAL ||
 	    (*mp = dtc_aggmerge_new(&err)) == NULL ||
 	    dtc_aggmerge_add(*mp, s->r, &err) != DTC_OK) {
 		PyObject *e = ext_error_object(&err);

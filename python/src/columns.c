@@ -9,7 +9,7 @@
  *
  * Records makes one light object per record set instead (a struct
  * sequence: index, cpu, timestamp, pass_, epid, probe, values), in
- * dtc_next's order: the rows of one batch are one run of indexes, so a
+ * dtc_reader_next's order: the rows of one batch are one run of indexes, so a
  * table of (table, row) by index puts them back in order without a sort.
  */
 #define PY_SSIZE_T_CLEAN
@@ -698,7 +698,7 @@ PyTypeObject ext_RecordsType = {
 	.tp_traverse = (traverseproc)Records_traverse,
 	.tp_clear = (inquiry)Records_clear,
 	.tp_doc = "Records(source, temporal=False, name=None, errors='raise', "
-	    "max_rows=65536): light records in dtc_next's order",
+	    "max_rows=65536): light records in dtc_reader_next's order",
 	.tp_iter = PyObject_SelfIter,
 	.tp_iternext = (iternextfunc)Records_next,
 	.tp_members = Records_members,

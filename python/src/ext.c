@@ -3,13 +3,13 @@
  * and Events, the iterator over a capture's events in dt2json's data
  * model.
  *
- * Events drives dtc_consume(), not dtc_next(): the callbacks hand every
+ * Events drives dtc_reader_consume(), not dtc_reader_next(): the callbacks hand every
  * event to formats/model.c with a builder that makes dicts (pyout.c), and
  * stop the loop once CHUNK lines are finished; __next__ then serves them
- * from that list.  dtc_consume's loop over a pass's record sets is the
+ * from that list.  dtc_reader_consume's loop over a pass's record sets is the
  * library's fast path, and a Python call costs more than a few events.
  *
- * Warnings (something skipped, dtc_consume's warn callback) do not stop
+ * Warnings (something skipped, dtc_reader_consume's warn callback) do not stop
  * the iteration: everything decodable is yielded first.  Each becomes a
  * DecodeError in .errors; at the end the first is raised (mode "raise"),
  * or each was given to warnings.warn as it came ("warn"), or nothing is
@@ -30,7 +30,7 @@
 #include "model.h"
 #include "pyout.h"
 
-#define CHUNK 256       /* lines finished per dtc_consume call */
+#define CHUNK 256       /* lines finished per dtc_reader_consume call */
 /* a callback's "stop": neither a DTC_* return code nor DTC_EMIT_ABORT
  * (the model's "processing aborted"), which ends the capture */
 #define STOP 7
@@ -173,7 +173,7 @@ ext_errcap_end(PyObject *errors, ext_errcap *cap, int warn)
 			snprintf(e.text, sizeof(e.text), "%llu more warning%s "
 			    "like '%s' not shown (dtsnap validate -a shows them "
 			    "all)", cap->hidden[k], cap->hidden[k] == 1 ? "" :
-			    "s", dtc_strerror(k));
+			    "s", dtc_error_string(k));
 			rc = ext_note_error(errors, &e, warn);
 		}
 		cap->kept[k] = cap->hidden[k] = 0;
@@ -293,11 +293,11 @@ ext_source_reader(source *s, unsigned flags, dtc_error *err)
 {
 	switch (s->kind) {
 	case SRC_PATH:
-		return dtc_open_file(PyBytes_AS_STRING(s->path), flags, err);
+		return dtc_reader_open_file(PyBytes_AS_STRING(s->path), flags, err);
 	case SRC_FD:
-		return dtc_open_fd(s->fd, s->name, flags, err);
+		return dtc_reader_open_fd(s->fd, s->name, flags, err);
 	default:
-		return dtc_open_memory(s->view.buf, (size_t)s->view.len,
+		return dtc_reader_open_memory(s->view.buf, (size_t)s->view.len,
 		    s->name, flags, err);
 	}
 }
@@ -328,7 +328,7 @@ ext_set_options(dtc_reader *r, PyObject *options)
 			val = PyUnicode_AsUTF8(sv);
 		}
 		dtc_error_clear(&err);
-		rc = dtc_set_option(r, name, val, &err);
+		rc = dtc_reader_set_option(r, name, val, &err);
 		Py_XDECREF(sv);
 		if (rc != DTC_OK) {
 			PyErr_SetString(PyExc_ValueError, err.text);
@@ -383,7 +383,7 @@ ext_apply_select(void *obj, ext_select_fn fn, PyObject *sel)
 int
 ext_reader_select(void *r, const char *what, const char *value, dtc_error *err)
 {
-	return dtc_select(r, what, value, err);
+	return dtc_reader_select(r, what, value, err);
 }
 
 /* ------------------------------------------------------------ events */
@@ -497,7 +497,7 @@ ev_report(const dtc_error *err, void *arg)
 
 /*
  * The model stopped the capture (dtrace's "processing aborted": a record
- * it cannot render): where, from dtc_consume, and why, from the model's
+ * it cannot render): where, from dtc_reader_consume, and why, from the model's
  * last line on its error stream, as one DecodeError.
  */
 static int
@@ -622,7 +622,7 @@ Events_dealloc(EventsObject *self)
 	PyObject_GC_UnTrack(self);
 	if (self->model != NULL)
 		model_destroy(self->model);
-	dtc_close(self->r);
+	dtc_reader_close(self->r);
 	ext_source_free(&self->src);
 	if (self->errfp != NULL)
 		fclose(self->errfp);
@@ -647,7 +647,7 @@ fill(EventsObject *self)
 	while (!self->done && PyList_GET_SIZE(self->sink.lines) == 0) {
 		dtc_error where;
 
-		rc = dtc_consume(self->r, &ev_handler, self, &where);
+		rc = dtc_reader_consume(self->r, &ev_handler, self, &where);
 		if (self->sink.error)
 			return -1;
 		if (rc == DTC_EMIT_ABORT && ev_aborted(self, &where) != 0)
@@ -664,7 +664,7 @@ release(EventsObject *self)
 	if (self->model != NULL)
 		model_destroy(self->model);
 	self->model = NULL;
-	dtc_close(self->r);
+	dtc_reader_close(self->r);
 	self->r = NULL;
 	ext_source_free(&self->src);
 	if (self->errfp != NULL)

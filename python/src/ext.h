@@ -4,7 +4,7 @@
  * ext.c       the module, DecodeError, opening a source, the event
  *             iterator (dt2json's data model through formats/model.c)
  * columns.c   batches (dtc_batch_*) as bytes for numpy, and light
- *             records in dtc_next's order
+ *             records in dtc_reader_next's order
  * aggs.c      aggregations: merged (dtc_aggmerge), kept as a small
  *             capture of their own, printed by formats/text.c
  * render.c    a capture in one of dtconsume's output formats (the
@@ -71,12 +71,12 @@ int ext_errcap_end(PyObject *errors, ext_errcap *cap, int warn);
 /* Set reader options from a dict {name: value or None}; -1 on error. */
 int ext_set_options(dtc_reader *r, PyObject *options);
 /* Record selection: sel is None or a sequence of (what, value) pairs of
- * str, handed to fn (dtc_select or dtc_batch_select on obj).  0, or -1
+ * str, handed to fn (dtc_reader_select or dtc_batch_select on obj).  0, or -1
  * with ValueError (a refused value) or TypeError set. */
 typedef int (*ext_select_fn)(void *obj, const char *what, const char *value,
     dtc_error *err);
 int ext_apply_select(void *obj, ext_select_fn fn, PyObject *sel);
-/* dtc_select as an ext_select_fn */
+/* dtc_reader_select as an ext_select_fn */
 int ext_reader_select(void *r, const char *what, const char *value,
     dtc_error *err);
 

@@ -97,7 +97,7 @@ render(PyObject *mod, PyObject *args, PyObject *kw)
 		goto done;
 	}
 	Py_BEGIN_ALLOW_THREADS
-	rc = dtc_consume(r, &em->handler, st, &err);
+	rc = dtc_reader_consume(r, &em->handler, st, &err);
 	Py_END_ALLOW_THREADS
 	if (rc != DTC_OK && rc != DTC_EOF && err.code != DTC_E_NONE &&
 	    ext_note_error(errors, &err, strcmp(mode, "warn") == 0) != 0)
@@ -128,7 +128,7 @@ done:
 	free(ebuf);
 	Py_XDECREF(errors);
 	if (r != NULL)
-		dtc_close(r);
+		dtc_reader_close(r);
 	ext_source_free(&s);
 	return res;
 }
