@@ -19,10 +19,13 @@
 # a shared library or nm.
 : "${top_srcdir:=.}" "${top_builddir:=.}"
 export LC_ALL=C
-hdr="$top_srcdir/libdtconsume/dtconsume.h"
 mandir=${DTC_MANDIR:-$top_srcdir/man}
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dtc-exports.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
+# the public headers: dtconsume.h and those beside it (dtconsume/*.h)
+hdr="$tmp/headers.h"
+cat "$top_srcdir/libdtconsume/dtconsume.h" \
+    "$top_srcdir"/libdtconsume/dtconsume/*.h >"$hdr"
 status=0
 : >"$tmp/exported"
 

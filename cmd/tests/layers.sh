@@ -22,8 +22,9 @@ trap 'rm -rf "$work"' EXIT
 # formats, types, symbols), 2 the aggregation engine, 3 the pass engine,
 # 4 the two readers, 5 what is built on readers (merged aggregations)
 layer() {
-	case $1 in
-	dtconsume.h|base.h|error.c|buf.c|options.c|zsource.c|\
+	# by file name (an include may name a folder: "../dtconsume.h")
+	case ${1##*/} in
+	dtconsume.h|writer.h|base.h|error.c|buf.c|options.c|zsource.c|\
 	container.c|writer.c|series.c|items.c) echo 0 ;;
 	# captures in parts: the part reader under the pass engine, the
 	# reader on a series above it
@@ -56,6 +57,8 @@ layer() {
 folder_layer() {
 	case $1 in
 	.) echo "0 9" ;;
+	# the public headers beside dtconsume.h (dtconsume/writer.h)
+	dtconsume) echo 0 ;;
 	base|container) echo 0 ;;
 	decode|ctf) echo 1 ;;
 	aggregate) echo 2 ;;
