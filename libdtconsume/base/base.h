@@ -202,6 +202,24 @@ int dtcp_container_stable(const dtcp_container *c);
  * buffer takes its place.  NULL for memory input (stable) or no memory. */
 uint8_t *dtcp_container_hand_over(dtcp_container *c, uint8_t *spare,
     size_t spare_cap, size_t *cap);
+/*
+ * Regular files: the data of a buf or recs item longer than min bytes
+ * (and than the copy check's 1 MiB) is left in the file, not read: its
+ * node has len but no ptr (NULL), and its input offset.  The pass engine
+ * reads it with dtcp_container_pread when the buffer is walked, into
+ * memory it reuses.  Damage in such an item reads it as before.  0 (the
+ * default) reads everything; other input ignores it.
+ */
+void dtcp_container_defer(dtcp_container *c, size_t min);
+/* len bytes at input offset off (of item, for messages) into dst: DTC_OK,
+ * or DTC_FAILED with err ("capture truncated while reading at byte N"
+ * when the file shrank since, or a read error).  Files only. */
+int dtcp_container_pread(const dtcp_container *c, long long item,
+    size_t off, uint8_t *dst, size_t len, dtc_error *err);
+/* n bytes for a buffer filled whole again and again (free()d by the
+ * caller): on huge pages where the system has them, so that it costs a
+ * page fault per 2 MiB, once. */
+uint8_t *dtcp_container_bigbuf(size_t n);
 /* Nothing of the items before the last one returned is needed any more.
  * (Nothing to give back since files are read, not mapped.) */
 void dtcp_container_release(dtcp_container *c);

@@ -130,6 +130,18 @@ struct dtcp_container {
 	dtcp_zsource *z;     /* a compressed capture (MODE_STREAM) */
 	bool ownfd, eof;
 	size_t end_off;      /* MODE_FILE: where the capture ends (size at open) */
+	off_t fd_start;      /* MODE_FILE: the fd's offset of input offset 0 */
+	/*
+	 * Left in the file (dtcp_container_defer): the data of a buf or recs
+	 * item of at least defer_min bytes.  The item is decoded with its
+	 * string spliced out of data: the hole's bytes (hole_len of them, at
+	 * input offset hole_off, in node hole_node) were never read, and
+	 * base_off counts them, so that every offset after the hole is the
+	 * input's.  may_defer: the decode in progress may leave one.
+	 */
+	size_t defer_min;
+	bool may_defer;
+	size_t hole_rel, hole_len, hole_off, hole_node;
 	uint8_t *buf;
 	size_t cap;
 
@@ -789,6 +801,16 @@ advise_huge(uint8_t *p, size_t n)
 #endif
 }
 
+uint8_t *
+dtcp_container_bigbuf(size_t n)
+{
+	uint8_t *p = bigbuf_alloc(n);
+
+	if (p != NULL)
+		advise_huge(p, n);
+	return p;
+}
+
 /*
  * Give the read buffer ncap bytes, with data[from, len) at its start
  * (data offsets move by from).  -1: out of memory.
@@ -1068,6 +1090,7 @@ from_fd(int fd, const char *name, bool own, dtc_error *err)
 		/* honour the position of an fd the caller has read from */
 		if ((start = lseek(fd, 0, SEEK_CUR)) < 0)
 			start = 0;
+		c->fd_start = start;
 		c->end_off = start < st.st_size ? (size_t)(st.st_size - start) :
 		    0;
 		(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
@@ -1205,6 +1228,41 @@ dtcp_container_hand_over(dtcp_container *c, uint8_t *spare, size_t spare_cap,
 	c->len = keep;
 	c->pos = 0;
 	return old;
+}
+
+void
+dtcp_container_defer(dtcp_container *c, size_t min)
+{
+	c->defer_min = c->mode == MODE_FILE && c->z == NULL ? min : 0;
+}
+
+int
+dtcp_container_pread(const dtcp_container *c, long long item, size_t off,
+    uint8_t *dst, size_t len, dtc_error *err)
+{
+	size_t got = 0, at;
+	ssize_t n;
+
+	while (got < len) {
+		at = off + got;
+		n = pread(c->fd, dst + got, len - got, c->fd_start + (off_t)at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			dtcp_error_set(err, DTC_E_IO, c->source, item,
+			    (long long)at, -1, "read error at byte %zu: %s", at,
+			    strerror(errno));
+			return DTC_FAILED;
+		}
+		if (n == 0) {
+			dtcp_error_set(err, DTC_E_TRUNCATED, c->source, item,
+			    (long long)at, -1, "capture truncated while "
+			    "reading at byte %zu", at);
+			return DTC_FAILED;
+		}
+		got += (size_t)n;
+	}
+	return DTC_OK;
 }
 
 /*
@@ -1635,6 +1693,115 @@ cut_here(dtcp_container *c, size_t rel)
  * it); D_BAD or D_SHORT with the reason in dcode, doff and dmsg;
  * D_FATAL (an I/O or memory error: c->fatal).
  */
+/*
+ * May the byte string whose head (hs bytes) is at rel be left in the file?
+ * Only a buf or recs item's ("t" first, as writers write it), a direct
+ * value of its map, one per item, whose bytes the file held at open.
+ * Larger than DUP_MAX: the copy check never compares such an item.
+ */
+static bool
+may_leave(const dtcp_container *c, size_t rel, size_t hs, uint64_t len)
+{
+	const dtcp_node *n = c->nodes, *key = &c->nodes[c->nnodes - 1];
+
+	if (!c->may_defer || c->defer_min == 0 || len < c->defer_min ||
+	    len <= DUP_MAX || c->hole_len != 0 || c->depth != 1 ||
+	    c->stack[0].indef || c->stack[0].nchildren % 2 == 0 ||
+	    c->nnodes < 4 || key->type != DTCP_N_TEXT || key->len != 4 ||
+	    memcmp(c->data + key->u, "data", 4) != 0 ||
+	    n[1].type != DTCP_N_TEXT || n[1].len != 1 ||
+	    c->data[n[1].u] != 't' || n[2].type != DTCP_N_TEXT ||
+	    c->base_off + rel + hs > c->end_off ||
+	    len > c->end_off - (c->base_off + rel + hs))
+		return false;
+	return (n[2].len == 3 && memcmp(c->data + n[2].u, "buf", 3) == 0) ||
+	    (n[2].len == 4 && memcmp(c->data + n[2].u, "recs", 4) == 0);
+}
+
+/* The fd at the input offset of data[c->len] (D_ITEM), or D_FATAL. */
+static int
+seek_on(dtcp_container *c, dtc_error *err)
+{
+	size_t at = c->base_off + c->len;
+
+	if (lseek(c->fd, c->fd_start + (off_t)at, SEEK_SET) < 0) {
+		fail(c, err, DTC_E_IO, c->index, (long long)at, "read error "
+		    "at byte %zu: %s", at, strerror(errno));
+		return D_FATAL;
+	}
+	return D_ITEM;
+}
+
+/*
+ * Leave the byte string at *rel in the file: its node has no bytes, the
+ * ones read ahead of it are dropped, and reading goes on after it.
+ */
+static int
+leave(dtcp_container *c, size_t *rel, size_t hs, uint64_t len,
+    dtc_error *err)
+{
+	dtcp_node *n;
+
+	c->hdr = *rel;
+	if ((n = add_node(c, DTCP_N_BYTES)) == NULL) {
+		if (c->derr == DTC_E_NOMEM) {
+			fail(c, err, DTC_E_NOMEM, c->index,
+			    (long long)c->derr_off, "%s", c->dmsg);
+			return D_FATAL;
+		}
+		return bad_derr(c, c->base_off + *rel);
+	}
+	n->u = *rel + hs;
+	n->len = (size_t)len;
+	c->hole_node = (size_t)(n - c->nodes);
+	c->hole_rel = *rel + hs;
+	c->hole_off = c->base_off + c->hole_rel;
+	c->hole_len = (size_t)len;
+	close_done(c);
+	*rel += hs;
+	c->len = *rel;
+	c->base_off += c->hole_len;
+	if (c->depth == 1 && c->stack[0].nchildren % 2 == 0) {
+		c->pair_nodes = c->nnodes;
+		c->pairs = (uint32_t)(c->stack[0].nchildren / 2);
+	}
+	return seek_on(c, err);
+}
+
+/*
+ * The string left in the file is wanted after all (the item is damaged
+ * or was not taken whole): data goes back to the input as it is, up to
+ * the hole, and the next fill reads the string.  D_ITEM or D_FATAL.
+ */
+static int
+unsplice(dtcp_container *c, dtc_error *err)
+{
+	if (c->hole_len == 0)
+		return D_ITEM;
+	c->len = c->hole_rel;
+	c->base_off -= c->hole_len;
+	c->hole_len = 0;
+	c->eof = false;
+	return seek_on(c, err);
+}
+
+/* decode_at for the next item: its buffer's bytes may be left in the
+ * file; decoded again with them when it is not an item. */
+static int
+decode_next(dtcp_container *c, size_t start, dtc_error *err)
+{
+	int r;
+
+	c->may_defer = true;
+	r = decode_at(c, start, err);
+	c->may_defer = false;
+	if (r == D_ITEM || c->hole_len == 0)
+		return r;
+	if (unsplice(c, err) != D_ITEM)
+		return D_FATAL;
+	return decode_at(c, start, err);
+}
+
 static int
 decode_at(dtcp_container *c, size_t start, dtc_error *err)
 {
@@ -1654,8 +1821,9 @@ decode_at(dtcp_container *c, size_t start, dtc_error *err)
 	c->pair_nodes = 0;
 	c->pairs = 0;
 	c->start = start;
+	c->hole_len = 0;
 	while (!c->done) {
-		if (rel - start > DTCP_MAX_ITEM)
+		if (rel - start > DTCP_MAX_ITEM - c->hole_len)
 			return bad(c, DTC_E_LIMIT, c->base_off + start,
 			    c->base_off + rel, "item at byte %zu is larger than "
 			    "%zu bytes", c->base_off + start, DTCP_MAX_ITEM);
@@ -1711,6 +1879,12 @@ decode_at(dtcp_container *c, size_t start, dtc_error *err)
 			string_limit(c, rel, major, slen, hs);
 			if (c->derr != 0)
 				return bad_derr(c, c->base_off + rel);
+			if (major == 2 && may_leave(c, rel, hs, slen)) {
+				if ((r = leave(c, &rel, hs, slen, err)) !=
+				    D_ITEM)
+					return r;
+				continue;
+			}
 		}
 		need = rel + res.required;
 		if (res.required <= c->len - rel || need < rel)
@@ -1964,7 +2138,9 @@ judge_seq(dtcp_container *c, long long index, size_t off, size_t end,
 static int
 take_item(dtcp_container *c, long long index, size_t start, dtc_error *err)
 {
-	size_t off = c->base_off + start, size = c->end - start, i, k;
+	/* a string left in the file (leave()) is in base_off, not data */
+	size_t off = c->base_off - c->hole_len + start,
+	    size = c->end - start + c->hole_len, i, k;
 	const dtcp_node *t, *sq;
 	bool copy;
 	char f;
@@ -1973,7 +2149,8 @@ take_item(dtcp_container *c, long long index, size_t start, dtc_error *err)
 		dtcp_node *n = &c->nodes[i];
 
 		if (n->type == DTCP_N_BYTES || n->type == DTCP_N_TEXT) {
-			n->ptr = c->data + n->u;
+			n->ptr = c->hole_len != 0 && i == c->hole_node ? NULL :
+			    c->data + n->u;
 			n->u = 0;
 		}
 	}
@@ -2232,6 +2409,17 @@ accept(dtcp_container *c, long long index, size_t start, dtc_error *err)
 			return take_item(c, index, start, err);
 		}
 	}
+	/* the bytes left in the file are looked into: read them */
+	if (c->hole_len != 0) {
+		if (unsplice(c, err) != D_ITEM)
+			return DTC_FATAL;
+		if (decode_at(c, start, err) != D_ITEM)
+			return c->state == DTC_FATAL ? DTC_FATAL : fail(c, err,
+			    DTC_E_INTERNAL, index, (long long)(c->base_off +
+			    start), "container reader: item at byte %zu read "
+			    "differently", c->base_off + start);
+		end = c->end;
+	}
 	if ((r = find_inside(c, start + 1, end, &p, err)) == D_FATAL)
 		return DTC_FATAL;
 	if (r == D_ITEM) {
@@ -2378,7 +2566,7 @@ again:
 			    "CBOR map");
 		not_a_map(c, start);
 		r = D_BAD;
-	} else if ((r = decode_at(c, start, err)) == D_FATAL) {
+	} else if ((r = decode_next(c, start, err)) == D_FATAL) {
 		return DTC_FATAL;
 	}
 	if (r == D_ITEM) {

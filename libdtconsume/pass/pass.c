@@ -17,6 +17,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,9 @@
 #include "pass.h"
 
 #define DTRACEFLT_LIBRARY 1000
+/* A principal buffer this large is left in the file until it is walked
+ * (load()); the container's copy check makes it more than 1 MiB. */
+#define DEFER_MIN ((size_t)1 << 20)
 
 void
 dtcp_pass_init(dtcp_pass *ps, dtcp_capture *cap)
@@ -45,6 +49,7 @@ dtcp_pass_free(dtcp_pass *ps)
 		dtcp_walker_free(&ps->bufs[i].w);
 	}
 	free(ps->bufs);
+	free(ps->wbuf);
 	free(ps->pending.b.owned);
 	free(ps->pending.note.msg);
 	free(ps->pending.note.fault);
@@ -335,7 +340,12 @@ read_buf(dtcp_pass *ps, const dtcp_item *it, dtcp_pbuf *b, uint32_t *pass,
 	    dtcp_get_u64(c, it, map, "timestamp", 0, &b->timestamp, err) ==
 	    DTC_FAILED))
 		return DTC_WARN;
-	if (dtcp_container_stable(c)) {
+	b->infile = 0;
+	if (data == NULL && len > 0) {
+		/* left in the file: read when walked (load) */
+		b->infile = 1;
+		b->data = NULL;
+	} else if (dtcp_container_stable(c)) {
 		b->data = data;
 	} else if (len > 0 && (b->owned = dtcp_container_hand_over(c,
 	    b->owned, b->owned_cap, &b->owned_cap)) != NULL) {
@@ -572,6 +582,12 @@ dtcp_pass_read(dtcp_pass *ps, dtc_error *err)
 		}
 		if (ps->eof)
 			return DTC_OK;
+		/* a series moves from file to file: its buffers are read */
+		if (!ps->defer_set) {
+			ps->defer_set = 1;
+			if (cap->series == NULL)
+				dtcp_container_defer(cap->cont, DEFER_MIN);
+		}
 		rc = cap->series != NULL ? dtcp_rseries_next(cap->series,
 		    &cap->cont, &cap->source, &it, err) :
 		    dtcp_container_next(cap->cont, &it, err);
@@ -828,6 +844,7 @@ plan(dtcp_pass *ps)
 	size_t i;
 
 	ps->nsegs = ps->seg = 0;
+	ps->held = NULL;        /* the buffers move */
 	if (ps->cap->hdr.v2) {
 		/* the records as libdtrace delivered them: file order */
 		ps->temporal = 0;
@@ -902,6 +919,7 @@ void
 dtcp_pass_done(dtcp_pass *ps)
 {
 	ps->nbufs = 0;
+	ps->held = NULL;
 	ps->began_consumed = 1;
 	/* the pass is consumed: its buffers' pages can go */
 	dtcp_container_release(ps->cap->cont);
@@ -930,9 +948,63 @@ is_begin_probe(const dtc_probedesc *p)
 	    strcmp(p->name, "BEGIN") == 0;
 }
 
+/*
+ * The bytes of a buffer left in the file (infile), read now, once: into
+ * the walk buffer, which every buffer of every pass reuses (its pages are
+ * touched once in a run), or with temporal, which walks the pass's
+ * buffers at once, into the buffer's slot (kept from pass to pass).
+ * DTC_OK, DTC_WARN when they cannot be read any more (the file shrank:
+ * err names the item and where), DTC_FATAL without memory.
+ */
+static int
+load(dtcp_pass *ps, dtcp_pbuf *b, dtc_error *err)
+{
+	uint8_t **dst = ps->temporal ? &b->owned : &ps->wbuf;
+	size_t *cap = ps->temporal ? &b->owned_cap : &ps->wcap;
+
+	if (!b->infile || (!ps->temporal && ps->held == b))
+		return DTC_OK;
+	ps->held = NULL;
+	if (*dst == NULL || *cap < b->size) {
+		/* nothing in it is kept: no realloc copy; a power of two,
+		 * so that buffers that grow a little from pass to pass do
+		 * not each get fresh pages (what is never filled costs no
+		 * page) */
+		size_t n = DEFER_MIN;
+
+		while (n < b->size && n < SIZE_MAX / 2)
+			n *= 2;
+		free(*dst);
+		*cap = 0;
+		if ((*dst = dtcp_container_bigbuf(n)) == NULL) {
+			dtcp_error_set(err, DTC_E_NOMEM, ps->cap->source,
+			    b->item, (long long)b->item_offset, -1, "out of "
+			    "memory holding a %zu-byte buffer", b->size);
+			return DTC_FATAL;
+		}
+		*cap = n;
+	}
+	if (dtcp_container_pread(ps->cap->cont, b->item, b->file_offset,
+	    *dst, b->size, err) != DTC_OK)
+		return DTC_WARN;
+	b->data = *dst;
+	if (!ps->temporal)
+		ps->held = b;
+	return DTC_OK;
+}
+
 static int
 start_buffer(dtcp_pass *ps, dtcp_pbuf *b, dtc_error *err)
 {
+	int rc;
+
+	if ((rc = load(ps, b, err)) != DTC_OK) {
+		/* its records are lost, as those of an item cut short */
+		b->started = 1;
+		b->done = 0;
+		(void)dtcp_walker_start(&b->w, NULL, 0, 0, NULL);
+		return rc;
+	}
 	b->w.meta = &ps->cap->meta;
 	b->w.v2 = ps->cap->hdr.v2;
 	b->w.swap = ps->cap->swap;
@@ -1145,7 +1217,8 @@ first_timestamp(dtcp_pass *ps, uint64_t *ts)
 		w.item = b->item;
 		w.source = ps->cap->source;
 		/* damage is reported when the buffer is consumed */
-		if (dtcp_walker_start(&w, b->data, b->size, b->oldest, NULL) !=
+		if (load(ps, &ps->bufs[i], NULL) == DTC_OK &&
+		    dtcp_walker_start(&w, b->data, b->size, b->oldest, NULL) !=
 		    DTC_FATAL && dtcp_walker_next(&w, &rec, NULL) == DTC_OK &&
 		    (!found || rec.timestamp < *ts)) {
 			*ts = rec.timestamp;

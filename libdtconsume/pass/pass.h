@@ -30,6 +30,8 @@ typedef struct dtcp_pbuf {
 	uint64_t drops, errors, oldest, timestamp;
 	uint8_t *owned;          /* the read buffer handed over, or a copy */
 	size_t owned_cap;
+	int infile;              /* the bytes are still in the file (data
+	                          * NULL until load(): pass.c) */
 	dtcp_walker w;
 	int started, done;
 	dtcp_walkrec cur;        /* temporal: the next record of this buffer */
@@ -91,6 +93,13 @@ typedef struct dtcp_pass {
 	uint32_t flow_pass;
 	int flow_cpu;
 	int flow_reset;          /* set when a segment with reset_flow starts */
+
+	/* the walk buffer: the bytes of the buffer (held) being walked,
+	 * when they were left in the file */
+	uint8_t *wbuf;
+	size_t wcap;
+	const dtcp_pbuf *held;
+	int defer_set;           /* the container was told to leave them */
 
 	/* a read-ahead item of the next pass, already parsed */
 	int have_pending;
