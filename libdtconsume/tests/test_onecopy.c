@@ -42,7 +42,7 @@ value(int p, int cpu, uint32_t k)
 /* The capture in memory (*len bytes); off[i], item[i]: the data offset
  * and item index of the i-th buffer, in file order (pass, then cpu). */
 static char *
-make(size_t *len, size_t off[NBUF], long long item[NBUF])
+make_opt(size_t *len, size_t off[NBUF], long long item[NBUF], int temporal)
 {
 	static const dtc_probedesc pd = { 2, "syscall", "freebsd", "read",
 	    "entry", NULL };
@@ -66,6 +66,9 @@ make(size_t *len, size_t off[NBUF], long long item[NBUF])
 	ck_assert_ptr_nonnull(w = dtc_writer_new(fp, &h, NULL));
 	ck_assert_int_eq(dtc_writer_add_probe(w, &pd, NULL), DTC_OK);
 	ck_assert_int_eq(dtc_writer_add_eprobe(w, &ep, NULL), DTC_OK);
+	if (temporal)
+		ck_assert_int_eq(dtc_writer_add_option(w, "temporal", NULL, 1,
+		    NULL), DTC_OK);
 	for (pass = 1; pass <= NPASS; pass++) {
 		for (cpu = 0; cpu < NCPU; cpu++) {
 			for (k = 0; k < NREC; k++) {
@@ -104,6 +107,12 @@ make(size_t *len, size_t off[NBUF], long long item[NBUF])
 	ck_assert_int_eq(n, NBUF);
 	dtc_container_close(c);
 	return mem;
+}
+
+static char *
+make(size_t *len, size_t off[NBUF], long long item[NBUF])
+{
+	return make_opt(len, off, item, 0);
 }
 
 static char *
@@ -193,6 +202,22 @@ START_TEST(intact)
 	size_t len, off[NBUF], n;
 	long long item[NBUF];
 	char *mem = make(&len, off, item), *path = to_file(mem, len);
+
+	same_as_memory(path, mem, len, &n);
+	ck_assert_uint_eq(n, (size_t)NBUF * NREC);
+	unlink(path);
+	free(path);
+	free(mem);
+}
+END_TEST
+
+/* With temporal every buffer of a pass is walked at once: each is read
+ * into its own slot. */
+START_TEST(temporal)
+{
+	size_t len, off[NBUF], n;
+	long long item[NBUF];
+	char *mem = make_opt(&len, off, item, 1), *path = to_file(mem, len);
 
 	same_as_memory(path, mem, len, &n);
 	ck_assert_uint_eq(n, (size_t)NBUF * NREC);
@@ -316,6 +341,7 @@ suite(void)
 
 	tcase_set_timeout(t, 120);
 	tcase_add_test(t, intact);
+	tcase_add_test(t, temporal);
 	tcase_add_test(t, damaged_after_the_bytes);
 	tcase_add_test(t, shrinks_before_the_walk);
 	suite_add_tcase(s, t);
