@@ -15,6 +15,17 @@
  * and that is reported ("capture truncated while reading at byte N").
  * A file is read up to the size it had when it was opened.
  *
+ * One copy: the pass engine walks a pass's buffers only once every item
+ * of the pass is read, and kept each in its read buffer, one per CPU,
+ * filled with fresh pages (a principal buffer is 4 MiB by default).  For
+ * a regular file it asks (dtcp_container_defer) that the data of a large
+ * buf or recs item be left in the file: the item is decoded with the byte
+ * string spliced out (leave(): the hole is in base_off, so that every
+ * offset stays the input's) and its node has no bytes; the engine
+ * pread()s them when it walks the buffer, into memory it reuses.  An item
+ * that is not taken whole (damage, a cut) is decoded again with its bytes
+ * read (unsplice()), so that damage reads exactly as it did.
+ *
  * A capture that starts with a zstd frame is read through zsource.c as a
  * stream of its decompressed bytes: every offset below is then one in
  * that stream, and the frame layer's warnings give compressed offsets.
