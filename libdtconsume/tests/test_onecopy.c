@@ -197,11 +197,14 @@ same_as_memory(const char *path, const void *mem, size_t len,
 	*nrecords = n;
 }
 
-START_TEST(intact)
+/* Every record, as memory input gives it. */
+static void
+whole(int temporal)
 {
 	size_t len, off[NBUF], n;
 	long long item[NBUF];
-	char *mem = make(&len, off, item), *path = to_file(mem, len);
+	char *mem = make_opt(&len, off, item, temporal),
+	    *path = to_file(mem, len);
 
 	same_as_memory(path, mem, len, &n);
 	ck_assert_uint_eq(n, (size_t)NBUF * NREC);
@@ -209,21 +212,18 @@ START_TEST(intact)
 	free(path);
 	free(mem);
 }
+
+START_TEST(intact)
+{
+	whole(0);
+}
 END_TEST
 
 /* With temporal every buffer of a pass is walked at once: each is read
  * into its own slot. */
 START_TEST(temporal)
 {
-	size_t len, off[NBUF], n;
-	long long item[NBUF];
-	char *mem = make_opt(&len, off, item, 1), *path = to_file(mem, len);
-
-	same_as_memory(path, mem, len, &n);
-	ck_assert_uint_eq(n, (size_t)NBUF * NREC);
-	unlink(path);
-	free(path);
-	free(mem);
+	whole(1);
 }
 END_TEST
 
