@@ -145,14 +145,14 @@ struct dtcp_container {
 	/*
 	 * Left in the file (dtcp_container_defer): the data of a buf or recs
 	 * item of at least defer_min bytes.  The item is decoded with its
-	 * string spliced out of data: the hole's bytes (hole_len of them, at
-	 * input offset hole_off, in node hole_node) were never read, and
+	 * string spliced out of data: the hole's bytes (hole_len of them,
+	 * after data[hole_rel], in node hole_node) were never read, and
 	 * base_off counts them, so that every offset after the hole is the
 	 * input's.  may_defer: the decode in progress may leave one.
 	 */
 	size_t defer_min;
 	bool may_defer;
-	size_t hole_rel, hole_len, hole_off, hole_node;
+	size_t hole_rel, hole_len, hole_node;
 	uint8_t *buf;
 	size_t cap;
 
@@ -1699,12 +1699,6 @@ cut_here(dtcp_container *c, size_t rel)
 }
 
 /*
- * Decode the data item at start (a map head) into c->nodes.  D_ITEM with
- * c->end just past it (or, c->cut, where the next item was found in
- * it); D_BAD or D_SHORT with the reason in dcode, doff and dmsg;
- * D_FATAL (an I/O or memory error: c->fatal).
- */
-/*
  * May the byte string whose head (hs bytes) is at rel be left in the file?
  * Only a buf or recs item's ("t" first, as writers write it), a direct
  * value of its map, one per item, whose bytes the file held at open.
@@ -1713,12 +1707,15 @@ cut_here(dtcp_container *c, size_t rel)
 static bool
 may_leave(const dtcp_container *c, size_t rel, size_t hs, uint64_t len)
 {
-	const dtcp_node *n = c->nodes, *key = &c->nodes[c->nnodes - 1];
+	const dtcp_node *n = c->nodes, *key;
 
 	if (!c->may_defer || c->defer_min == 0 || len < c->defer_min ||
 	    len <= DUP_MAX || c->hole_len != 0 || c->depth != 1 ||
 	    c->stack[0].indef || c->stack[0].nchildren % 2 == 0 ||
-	    c->nnodes < 4 || key->type != DTCP_N_TEXT || key->len != 4 ||
+	    c->nnodes < 4)
+		return false;
+	key = &n[c->nnodes - 1];
+	if (key->type != DTCP_N_TEXT || key->len != 4 ||
 	    memcmp(c->data + key->u, "data", 4) != 0 ||
 	    n[1].type != DTCP_N_TEXT || n[1].len != 1 ||
 	    c->data[n[1].u] != 't' || n[2].type != DTCP_N_TEXT ||
@@ -1766,7 +1763,6 @@ leave(dtcp_container *c, size_t *rel, size_t hs, uint64_t len,
 	n->len = (size_t)len;
 	c->hole_node = (size_t)(n - c->nodes);
 	c->hole_rel = *rel + hs;
-	c->hole_off = c->base_off + c->hole_rel;
 	c->hole_len = (size_t)len;
 	close_done(c);
 	*rel += hs;
@@ -1813,6 +1809,12 @@ decode_next(dtcp_container *c, size_t start, dtc_error *err)
 	return decode_at(c, start, err);
 }
 
+/*
+ * Decode the data item at start (a map head) into c->nodes.  D_ITEM with
+ * c->end just past it (or, c->cut, where the next item was found in
+ * it); D_BAD or D_SHORT with the reason in dcode, doff and dmsg;
+ * D_FATAL (an I/O or memory error: c->fatal).
+ */
 static int
 decode_at(dtcp_container *c, size_t start, dtc_error *err)
 {
