@@ -105,7 +105,7 @@ stop(dtcp_walker *w, dtc_error *err, int code, size_t pos, const char *fmt,
  * read them from the perf ring.  Sizes are in the records, so an unknown
  * statement skips one record, not the rest.
  */
-static int
+static __attribute__((noinline)) int
 next_v2(dtcp_walker *w, dtcp_walkrec *rec, dtc_error *err)
 {
 	const dtc_eprobedesc *ep;
