@@ -610,6 +610,16 @@ value_of(RecordsObject *self, const dtc_column *c, size_t r)
 }
 
 /*
+ * Records come and go one by one (a loop drops each before it takes the
+ * next), so a few freed ones are kept for the next: a bounded free list,
+ * per process as CPython's own tuple and float free lists are.  Only
+ * Record itself goes there (a subclass's objects are its own).
+ */
+#define NFREE 64
+static PyObject *record_free[NFREE];
+static int record_nfree;
+
+/*
  * A Record: PyStructSequence_New without its two lookups of the type's
  * field counts in the type's dict (CPython 3.11: about 400 instructions,
  * a sixth of a record's cost).  Record has no hidden fields, so its size
@@ -619,12 +629,41 @@ value_of(RecordsObject *self, const dtc_column *c, size_t r)
 static PyObject *
 new_record(void)
 {
-	PyTupleObject *t = PyObject_GC_NewVar(PyTupleObject, RecordType,
-	    NFIELDS);
+	PyTupleObject *t;
 
+	if (record_nfree > 0) {
+		t = (PyTupleObject *)record_free[--record_nfree];
+		_Py_NewReference((PyObject *)t);   /* it kept its type's ref */
+		return (PyObject *)t;
+	}
+	t = PyObject_GC_NewVar(PyTupleObject, RecordType, NFIELDS);
 	if (t != NULL)
 		memset(t->ob_item, 0, NFIELDS * sizeof(PyObject *));
 	return (PyObject *)t;
+}
+
+/*
+ * Record's tp_dealloc, instead of the struct sequence's, which looks the
+ * field count up in the type's dict again (about 120 instructions) for
+ * every record freed.  Any Record has all NFIELDS fields (none hidden),
+ * those made by Record(...) in Python too.
+ */
+static void
+record_dealloc(PyObject *op)
+{
+	PyTypeObject *tp = Py_TYPE(op);
+	PyTupleObject *t = (PyTupleObject *)op;
+	Py_ssize_t i, n = Py_SIZE(op);
+
+	PyObject_GC_UnTrack(op);
+	for (i = 0; i < n; i++)
+		Py_CLEAR(t->ob_item[i]);
+	if (tp == RecordType && n == NFIELDS && record_nfree < NFREE) {
+		record_free[record_nfree++] = op;
+		return;
+	}
+	PyObject_GC_Del(op);
+	Py_DECREF(tp);      /* a heap type: each object holds a reference */
 }
 
 static PyObject *
@@ -776,6 +815,7 @@ ext_columns_init(PyObject *m)
 {
 	if ((RecordType = PyStructSequence_NewType(&record_desc)) == NULL)
 		return -1;
+	RecordType->tp_dealloc = record_dealloc;
 	if (PyType_Ready(&ext_BatchesType) != 0 ||
 	    PyType_Ready(&ext_RecordsType) != 0 ||
 	    PyModule_AddObjectRef(m, "Batches",
