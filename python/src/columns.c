@@ -785,8 +785,7 @@ hash_bytes(const uint8_t *p, size_t n, int isstr)
 }
 
 static int
-grow_slots(struct uslot **tab, size_t *cap, const int64_t *first, size_t nu,
-    const struct uslot *old)
+grow_slots(struct uslot **tab, size_t *cap, size_t nu, const struct uslot *old)
 {
 	size_t ncap = *cap ? *cap * 2 : 256, i, j;
 	struct uslot *t = PyMem_Calloc(ncap, sizeof(*t));
@@ -801,7 +800,6 @@ grow_slots(struct uslot **tab, size_t *cap, const int64_t *first, size_t nu,
 		t[j].h = h;
 		t[j].code = (int64_t)i + 1;
 	}
-	(void)first;
 	PyMem_Free(*tab);
 	*tab = t;
 	*cap = ncap;
@@ -855,7 +853,7 @@ uniques(PyObject *m, PyObject *args)
 		len = (size_t)(o[i + 1] - o[i]);
 		h = hash_bytes(p + o[i], len, str);
 		if (2 * (nu + 1) > cap &&
-		    grow_slots(&tab, &cap, first, nu, vals) != 0) {
+		    grow_slots(&tab, &cap, nu, vals) != 0) {
 			PyErr_NoMemory();
 			goto out;
 		}
