@@ -513,29 +513,53 @@ static const unsigned char strclass[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0,
 };
 
-/* The length of the string the record holds, or SIZE_MAX when it is not
- * one (printable text, then only NULs; or printable text filling it). */
+/* 1 when every byte of p[0..n) is printable (strclass 1).  Eight bytes
+ * at a time: a word whose bytes are all 0x20..0x7e (nearly every string)
+ * needs no look-up; from the first other word on, the table decides. */
+static int
+printable(const uint8_t *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ULL;
+	const uint64_t highs = 0x8080808080808080ULL;
+	size_t i = 0;
+	uint64_t w;
+
+	/* a byte below 0x20 borrows into its high bit, 0x7f carries into
+	 * it, 0x80 and above have it: each sets some high bit */
+	for (; n - i >= sizeof(w); i += sizeof(w)) {
+		memcpy(&w, p + i, sizeof(w));
+		if (((w - 0x20 * ones) | (w + ones) | w) & highs)
+			break;
+	}
+	for (; i < n; i++)
+		if (strclass[p[i]] != 1)
+			return 0;
+	return 1;
+}
+
+/*
+ * The length of the string the record holds, or SIZE_MAX when it is not
+ * one: printable text, then only NULs; or printable text filling it (the
+ * rule dtrace prints a record by).  Run for every string record of every
+ * row, and a record is mostly its zero tail (strsize 256, an execname of
+ * a few bytes): memchr finds the NUL, and the tail is all zero exactly
+ * when every byte equals the next (memcmp of the tail with itself one
+ * byte on), both at the speed of libc's vector loops.
+ */
 static size_t
 string_len(const uint8_t *p, size_t n)
 {
-	size_t i, len;
-	uint64_t w[4];
+	const uint8_t *z;
+	size_t len;
 
-	for (i = 0; i < n && strclass[p[i]] == 1; i++)
-		continue;
-	len = i;
-	if (i < n && p[i] != '\0')
+	if (n == 0)
+		return 0;
+	z = memchr(p, '\0', n);
+	len = z != NULL ? (size_t)(z - p) : n;
+	if (len == 0 || !printable(p, len))
 		return SIZE_MAX;
-	if (len == 0 && n > 0)
+	if (z != NULL && n - len > 1 && memcmp(z, z + 1, n - len - 1) != 0)
 		return SIZE_MAX;
-	for (; n - i >= sizeof(w); i += sizeof(w)) {
-		memcpy(w, p + i, sizeof(w));
-		if ((w[0] | w[1] | w[2] | w[3]) != 0)
-			return SIZE_MAX;
-	}
-	for (; i < n; i++)
-		if (p[i] != '\0')
-			return SIZE_MAX;
 	return len;
 }
 

@@ -144,10 +144,13 @@ def _batch_arrays(np, d: Dict[str, Any]) -> Dict[str, Any]:
         if c["kind"] == "int":
             out["cols"].append(np.frombuffer(c["values"], dtype=np.int64))
         else:
-            vals = _dtconsume.strings(c["offsets"], c["data"], c["isstr"])
-            arr = np.empty(len(vals), dtype=object)
-            arr[:] = vals
-            out["cols"].append(arr)
+            # one str per distinct value, then an index per row
+            vals, codes = _dtconsume.uniques(c["offsets"], c["data"],
+                                             c["isstr"])
+            uniq = np.empty(len(vals), dtype=object)
+            uniq[:] = vals
+            out["cols"].append(uniq.take(np.frombuffer(codes,
+                                                       dtype=np.int64)))
     return out
 
 
@@ -237,12 +240,14 @@ class Capture:
         np = _np()
         for key, t in tables.items():
             ps = parts[key]
-            t.index = np.concatenate([p["index"] for p in ps])
-            t.timestamp = np.concatenate([p["timestamp"] for p in ps])
-            t.cpu = np.concatenate([p["cpu"] for p in ps])
-            t.pass_ = np.concatenate([p["pass_"] for p in ps])
+            # one batch (up to max_rows rows): its arrays as they are
+            cat = (lambda xs: xs[0]) if len(ps) == 1 else np.concatenate
+            t.index = cat([p["index"] for p in ps])
+            t.timestamp = cat([p["timestamp"] for p in ps])
+            t.cpu = cat([p["cpu"] for p in ps])
+            t.pass_ = cat([p["pass_"] for p in ps])
             for k, c in enumerate(t.columns):
-                c.values = np.concatenate([p["cols"][k] for p in ps])
+                c.values = cat([p["cols"][k] for p in ps])
         return tables
 
     def batches(self, max_rows: int = 1 << 20, _raw: bool = False):

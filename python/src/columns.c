@@ -232,6 +232,10 @@ header_dict(const dtc_header *h)
 
 #define BYTES(p, n) PyBytes_FromStringAndSize((const char *)(p), \
 	(Py_ssize_t)(n))
+/* numeric arrays as bytearray: numpy's arrays over them are writable,
+ * so a table of one batch keeps them without a second copy */
+#define ARRAY(p, n) PyByteArray_FromStringAndSize((const char *)(p), \
+	(Py_ssize_t)(n))
 
 static PyObject *
 column_dict(const dtc_column *c, size_t nrows)
@@ -243,7 +247,7 @@ column_dict(const dtc_column *c, size_t nrows)
 		    "kind", "int", "recindex", c->recindex,
 		    "action", action_name(c->action), "size", c->size,
 		    "format", captext(fmt), "argindex", c->argindex,
-		    "values", BYTES(c->i, nrows * sizeof(int64_t)));
+		    "values", ARRAY(c->i, nrows * sizeof(int64_t)));
 	return Py_BuildValue("{s:s,s:I,s:s,s:I,s:N,s:I,s:N,s:N,s:N}",
 	    "kind", "bytes", "recindex", c->recindex,
 	    "action", action_name(c->action), "size", c->size,
@@ -272,10 +276,10 @@ table_dict(const dtc_table *t)
 	    "epid", t->ep->epid, "probeid", t->ep->probeid,
 	    "probe", probe_name(t), "data", t->data ? Py_True : Py_False,
 	    "nrows", (Py_ssize_t)t->nrows,
-	    "index", BYTES(t->index, t->nrows * 8),
-	    "timestamp", BYTES(t->timestamp, t->nrows * 8),
-	    "cpu", BYTES(t->cpu, t->nrows * 4),
-	    "pass", BYTES(t->pass, t->nrows * 4),
+	    "index", ARRAY(t->index, t->nrows * 8),
+	    "timestamp", ARRAY(t->timestamp, t->nrows * 8),
+	    "cpu", ARRAY(t->cpu, t->nrows * 4),
+	    "pass", ARRAY(t->pass, t->nrows * 4),
 	    "columns", cols);
 	return d;
 }
@@ -610,6 +614,16 @@ value_of(RecordsObject *self, const dtc_column *c, size_t r)
 }
 
 /*
+ * Records come and go one by one (a loop drops each before it takes the
+ * next), so a few freed ones are kept for the next: a bounded free list,
+ * per process as CPython's own tuple and float free lists are.  Only
+ * Record itself goes there (a subclass's objects are its own).
+ */
+#define NFREE 64
+static PyObject *record_free[NFREE];
+static int record_nfree;
+
+/*
  * A Record: PyStructSequence_New without its two lookups of the type's
  * field counts in the type's dict (CPython 3.11: about 400 instructions,
  * a sixth of a record's cost).  Record has no hidden fields, so its size
@@ -619,12 +633,41 @@ value_of(RecordsObject *self, const dtc_column *c, size_t r)
 static PyObject *
 new_record(void)
 {
-	PyTupleObject *t = PyObject_GC_NewVar(PyTupleObject, RecordType,
-	    NFIELDS);
+	PyTupleObject *t;
 
+	if (record_nfree > 0) {
+		t = (PyTupleObject *)record_free[--record_nfree];
+		_Py_NewReference((PyObject *)t);   /* it kept its type's ref */
+		return (PyObject *)t;
+	}
+	t = PyObject_GC_NewVar(PyTupleObject, RecordType, NFIELDS);
 	if (t != NULL)
 		memset(t->ob_item, 0, NFIELDS * sizeof(PyObject *));
 	return (PyObject *)t;
+}
+
+/*
+ * Record's tp_dealloc, instead of the struct sequence's, which looks the
+ * field count up in the type's dict again (about 120 instructions) for
+ * every record freed.  Any Record has all NFIELDS fields (none hidden),
+ * those made by Record(...) in Python too.
+ */
+static void
+record_dealloc(PyObject *op)
+{
+	PyTypeObject *tp = Py_TYPE(op);
+	PyTupleObject *t = (PyTupleObject *)op;
+	Py_ssize_t i, n = Py_SIZE(op);
+
+	PyObject_GC_UnTrack(op);
+	for (i = 0; i < n; i++)
+		Py_CLEAR(t->ob_item[i]);
+	if (tp == RecordType && n == NFIELDS && record_nfree < NFREE) {
+		record_free[record_nfree++] = op;
+		return;
+	}
+	PyObject_GC_Del(op);
+	Py_DECREF(tp);      /* a heap type: each object holds a reference */
 }
 
 static PyObject *
@@ -708,16 +751,72 @@ PyTypeObject ext_RecordsType = {
 
 /* ------------------------------------------------------------ strings */
 
-/* strings(offsets, data, isstr): a BYTES column's values as a list; the
- * same text (an execname) is one str. */
+/*
+ * uniques(offsets, data, isstr): a BYTES column as (values, codes): each
+ * distinct value (str, or bytes where the record is not a string) once,
+ * in order of first appearance, and per row the index of its value (int64
+ * bytes), which numpy's take turns into the column's object array.  A
+ * column holds few distinct values (execnames, paths), so a str is made
+ * per value, not per row, and a row costs a hash of its bytes.  The hash
+ * table is this call's and at most twice the rows.
+ */
+struct uslot { uint64_t h; int64_t code; };
+
+static uint64_t
+hash_bytes(const uint8_t *p, size_t n, int isstr)
+{
+	const uint64_t k = 0xff51afd7ed558ccdULL;
+	uint64_t h = (n * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)isstr, w;
+	size_t i;
+
+	for (i = 0; n - i >= sizeof(w); i += sizeof(w)) {
+		memcpy(&w, p + i, sizeof(w));
+		h = (h ^ w) * k;
+	}
+	if (i < n && n >= sizeof(w)) {   /* the last word, overlapping */
+		memcpy(&w, p + n - sizeof(w), sizeof(w));
+		h = (h ^ w) * k;
+	} else if (i < n) {
+		for (w = 0; i < n; i++)
+			w = (w << 8) | p[i];
+		h = (h ^ w) * k;
+	}
+	return h ^ (h >> 29);
+}
+
+static int
+grow_slots(struct uslot **tab, size_t *cap, size_t nu, const struct uslot *old)
+{
+	size_t ncap = *cap ? *cap * 2 : 256, i, j;
+	struct uslot *t = PyMem_Calloc(ncap, sizeof(*t));
+
+	if (t == NULL)
+		return -1;
+	for (i = 0; i < nu; i++) {       /* re-place every value's slot */
+		uint64_t h = old[i].h;
+
+		for (j = h & (ncap - 1); t[j].code != 0; j = (j + 1) & (ncap - 1))
+			continue;
+		t[j].h = h;
+		t[j].code = (int64_t)i + 1;
+	}
+	PyMem_Free(*tab);
+	*tab = t;
+	*cap = ncap;
+	return 0;
+}
+
 static PyObject *
-strings(PyObject *m, PyObject *args)
+uniques(PyObject *m, PyObject *args)
 {
 	Py_buffer off, data, isstr;
-	PyObject *list = NULL, *v;
-	struct pyout_strslot *strs;
+	PyObject *list = NULL, *codes = NULL, *v, *ret = NULL;
+	struct pyout_strslot *strs = NULL;
+	struct uslot *tab = NULL, *vals = NULL;  /* vals[i]: value i's hash */
+	int64_t *first = NULL, *code;
+	size_t cap = 0, nu = 0, j;
 	const uint64_t *o;
-	const char *p;
+	const uint8_t *p, *fl;
 	Py_ssize_t n, i;
 
 	(void)m;
@@ -726,48 +825,86 @@ strings(PyObject *m, PyObject *args)
 	n = isstr.len;
 	o = off.buf;
 	p = data.buf;
-	if ((strs = PyMem_Calloc(NSTRS, sizeof(*strs))) == NULL) {
-		PyErr_NoMemory();
-		goto out;
-	}
+	fl = isstr.buf;
 	if (off.len != (n + 1) * 8) {
 		PyErr_SetString(PyExc_ValueError, "offsets do not match");
 		goto out;
 	}
-	if ((list = PyList_New(n)) == NULL)
+	if ((codes = PyBytes_FromStringAndSize(NULL, n * 8)) == NULL ||
+	    (list = PyList_New(0)) == NULL)
 		goto out;
+	code = (int64_t *)PyBytes_AS_STRING(codes);
+	if ((first = PyMem_Malloc((n > 0 ? (size_t)n : 1) * sizeof(*first))) ==
+	    NULL || (vals = PyMem_Malloc((n > 0 ? (size_t)n : 1) *
+	    sizeof(*vals))) == NULL ||
+	    (strs = PyMem_Calloc(NSTRS, sizeof(*strs))) == NULL) {
+		PyErr_NoMemory();
+		goto out;
+	}
 	for (i = 0; i < n; i++) {
+		uint64_t h;
+		size_t len;
+		int str = fl[i] != 0;
+
 		if (o[i] > o[i + 1] || o[i + 1] > (uint64_t)data.len) {
 			PyErr_SetString(PyExc_ValueError, "bad offsets");
-			Py_CLEAR(list);
 			goto out;
 		}
-		if (((const uint8_t *)isstr.buf)[i])
-			v = pyout_text(strs, NSTRS, p + o[i],
-			    (size_t)(o[i + 1] - o[i]));
-		else
-			v = PyBytes_FromStringAndSize(p + o[i],
-			    (Py_ssize_t)(o[i + 1] - o[i]));
-		if (v == NULL) {
-			Py_CLEAR(list);
+		len = (size_t)(o[i + 1] - o[i]);
+		h = hash_bytes(p + o[i], len, str);
+		if (2 * (nu + 1) > cap &&
+		    grow_slots(&tab, &cap, nu, vals) != 0) {
+			PyErr_NoMemory();
 			goto out;
 		}
-		PyList_SET_ITEM(list, i, v);
+		for (j = h & (cap - 1); tab[j].code != 0; j = (j + 1) & (cap - 1)) {
+			int64_t f = first[tab[j].code - 1];
+
+			if (tab[j].h == h && (fl[f] != 0) == str &&
+			    o[f + 1] - o[f] == len &&
+			    memcmp(p + o[f], p + o[i], len) == 0)
+				break;
+		}
+		if (tab[j].code == 0) {          /* a new value */
+			if (str)
+				v = pyout_text(strs, NSTRS, (const char *)p + o[i],
+				    len);
+			else
+				v = PyBytes_FromStringAndSize(
+				    (const char *)p + o[i], (Py_ssize_t)len);
+			if (v == NULL || PyList_Append(list, v) != 0) {
+				Py_XDECREF(v);
+				goto out;
+			}
+			Py_DECREF(v);
+			first[nu] = i;
+			vals[nu].h = h;
+			tab[j].h = h;
+			tab[j].code = (int64_t)++nu;
+		}
+		code[i] = tab[j].code - 1;
 	}
+	ret = PyTuple_Pack(2, list, codes);
 out:
+	Py_XDECREF(list);
+	Py_XDECREF(codes);
 	if (strs != NULL) {
 		pyout_text_free(strs, NSTRS);
 		PyMem_Free(strs);
 	}
+	PyMem_Free(tab);
+	PyMem_Free(vals);
+	PyMem_Free(first);
 	PyBuffer_Release(&off);
 	PyBuffer_Release(&data);
 	PyBuffer_Release(&isstr);
-	return list;
+	return ret;
 }
 
 static PyMethodDef column_methods[] = {
-	{ "strings", strings, METH_VARARGS,
-	  "strings(offsets, data, isstr): a bytes column as str/bytes" },
+	{ "uniques", uniques, METH_VARARGS,
+	  "uniques(offsets, data, isstr): a bytes column as (values, codes): "
+	  "its distinct str/bytes values and an int64 index per row" },
 	{ NULL, NULL, 0, NULL }
 };
 
@@ -776,6 +913,7 @@ ext_columns_init(PyObject *m)
 {
 	if ((RecordType = PyStructSequence_NewType(&record_desc)) == NULL)
 		return -1;
+	RecordType->tp_dealloc = record_dealloc;
 	if (PyType_Ready(&ext_BatchesType) != 0 ||
 	    PyType_Ready(&ext_RecordsType) != 0 ||
 	    PyModule_AddObjectRef(m, "Batches",

@@ -103,6 +103,37 @@ class Columns(unittest.TestCase):
         nb = sum(1 for _ in cap.batches(max_rows=7))
         self.assertGreater(nb, 1)
 
+    def test_arrays_own_their_data(self):
+        """Whether a table comes from one batch or from several, its
+        arrays have the documented dtypes, are writable, and a write to
+        one leaves a second read of the capture untouched; a bytes
+        column is an object array of str and bytes."""
+        import numpy as np
+        path = max(util.captures(), key=lambda c: len(list(
+            dtconsume.open(c[1], errors="ignore").records())))[1]
+        cap = dtconsume.open(path, errors="ignore")
+        for max_rows in (1 << 20, 7):
+            tables = cap.records(columns=True, max_rows=max_rows)
+            again = cap.records(columns=True, max_rows=max_rows)
+            for k, t in tables.items():
+                for a, dt in ((t.index, np.uint64), (t.timestamp, np.uint64),
+                              (t.cpu, np.int32), (t.pass_, np.uint32)):
+                    self.assertEqual(a.dtype, dt)
+                    self.assertTrue(a.flags.writeable)
+                for c in t.columns:
+                    self.assertEqual(c.values.dtype, np.int64
+                                     if c.kind == "int" else object)
+                    self.assertTrue(c.values.flags.writeable)
+                    if c.kind != "int":
+                        for v in c.values:
+                            self.assertIsInstance(v, (str, bytes))
+                if len(t) == 0:
+                    continue
+                t.cpu[0] = -99
+                t.index[0] = 12345678
+                self.assertNotEqual(int(again[k].cpu[0]), -99)
+                self.assertNotEqual(int(again[k].index[0]), 12345678)
+
     def test_column_names(self):
         for name, path in util.captures():
             cap = dtconsume.open(path, errors="ignore")
