@@ -83,6 +83,35 @@ kstr_(model_out *o, const char *k, size_t kn, const char *s)
 		O(o, str, s, strlen(s));
 }
 
+/*
+ * A member whose value is a function of check alone (model_ops.same):
+ * written only when the builder's template does not hold it already.
+ * The members of a probe line and of its records that are the same on
+ * every firing of an enabled probe are written so, their maps opened by
+ * tmap() with what they depend on as the tag.
+ */
+#define SAME(o, k, check) ((o)->tmpl != NULL && \
+	(o)->tmpl->same((o), "" k "", sizeof(k) - 1, (uint64_t)(check)))
+#define cstr(o, k, s) do { \
+	const char *s_ = (s); \
+	if (!SAME(o, k, (uintptr_t)s_)) \
+		kstr(o, k, s_); \
+} while (0)
+#define cu64(o, k, v) do { \
+	uint64_t v_ = (v); \
+	if (!SAME(o, k, v_)) \
+		ku64(o, k, v_); \
+} while (0)
+
+static void
+tmap(model_out *o, const void *a, const void *b)
+{
+	if (o->tmpl != NULL)
+		o->tmpl->map_tmpl(o, a, b);
+	else
+		O(o, map_begin);
+}
+
 static void
 ki64_(model_out *o, const char *k, size_t kn, int64_t v)
 {
@@ -969,6 +998,10 @@ model_on_begin(const dtc_event *ev, void *arg)
 	m->cap_reader = NULL;   /* a new reader may sit where an old one was */
 	m->cuts.n = 0;
 	m->aborted = 0;
+	if (m->po->tmpl != NULL)
+		m->po->tmpl->forget(m->po);
+	if (m->oo->tmpl != NULL)
+		m->oo->tmpl->forget(m->oo);
 
 	O(o, map_begin);
 	kstr(o, "type", "header");
@@ -1044,12 +1077,12 @@ probe_ident(model_out *o, const dtc_event *ev)
 {
 	const dtc_probedesc *p = ev->probe;
 
-	ku64(o, "epid", ev->ep != NULL ? ev->ep->epid : 0);
-	ku64(o, "id", p != NULL ? p->id : (ev->ep != NULL ? ev->ep->probeid : 0));
-	kstr(o, "provider", p != NULL ? p->provider : NULL);
-	kstr(o, "module", p != NULL ? p->module : NULL);
-	kstr(o, "function", p != NULL ? p->function : NULL);
-	kstr(o, "name", p != NULL ? p->name : NULL);
+	cu64(o, "epid", ev->ep != NULL ? ev->ep->epid : 0);
+	cu64(o, "id", p != NULL ? p->id : (ev->ep != NULL ? ev->ep->probeid : 0));
+	cstr(o, "provider", p != NULL ? p->provider : NULL);
+	cstr(o, "module", p != NULL ? p->module : NULL);
+	cstr(o, "function", p != NULL ? p->function : NULL);
+	cstr(o, "name", p != NULL ? p->name : NULL);
 }
 
 static void
@@ -1077,11 +1110,14 @@ probe_ident_cached(model *m, model_out *o, const dtc_event *ev)
 			id = NULL;
 	}
 	probe_ident(o, ev);
-	KEY(o, "probe");
-	if (ev->probe != NULL)
-		probe_name(m, o, ev->probe);
-	else
-		O(o, null);
+	/* the text is made from the description alone */
+	if (!SAME(o, "probe", (uintptr_t)ev->probe)) {
+		KEY(o, "probe");
+		if (ev->probe != NULL)
+			probe_name(m, o, ev->probe);
+		else
+			O(o, null);
+	}
 	if (id == NULL)
 		return;
 	id->ep = NULL;
@@ -1113,8 +1149,8 @@ model_on_probe(const dtc_event *ev, void *arg)
 	m->probe_seq = ++m->seq;
 	m->in_probe = 1;
 	pccache_sync(&m->frames, ev);
-	O(o, map_begin);
-	kstr(o, "type", "probe");
+	tmap(o, ev->ep, ev->probe);
+	cstr(o, "type", "probe");
 	ku64(o, "seq", m->probe_seq);
 	probe_time(o, ev);
 	probe_ident_cached(m, o, ev);
@@ -1143,31 +1179,32 @@ model_on_record(const dtc_event *ev, void *arg)
 	if (m->aborted)
 		return DTC_EMIT_ABORT;
 	m->ev = ev;
-	O(o, map_begin);
-	kstr(o, "act", v->kind == DTC_V_TYPED ? "print" : act_name(v->action));
-	ku64(o, "size", v->size);
+	tmap(o, v->rd, NULL);
+	cstr(o, "act", v->kind == DTC_V_TYPED ? "print" : act_name(v->action));
+	cu64(o, "size", v->size);
 	switch (v->kind) {
 	case DTC_V_PRINTF:
-		kstr(o, "format", dtc_format_string(v->fmt));
+		cstr(o, "format", dtc_format_string(v->fmt));
 		dtc_error_clear(&err);
 		dtc_buf_reset(&m->buf);
 		rc = dtc_reader_printf_render(r, v, &m->buf, &err);
 		message_member(m, o, ev, v->fmt, rc, &err);
 		if (v->action != DTC_ACT_PRINTF)
-			kstr(o, "notice", v->action == DTC_ACT_SYSTEM ?
+			cstr(o, "notice", v->action == DTC_ACT_SYSTEM ?
 			    "command not executed" : "file not opened");
 		KEY(o, "args");
 		O(o, arr_begin);
 		for (i = 0; i < v->nargs; i++) {
-			O(o, map_begin);
-			ku64(o, "size", v->args[i].size);
+			/* tagged by the statement and the argument's place */
+			tmap(o, v->rd, (const void *)(uintptr_t)(i + 1));
+			cu64(o, "size", v->args[i].size);
 			payload(m, o, r, &v->args[i]);
 			O(o, map_end);
 		}
 		O(o, arr_end);
 		break;
 	case DTC_V_PRINTA:
-		kstr(o, "format", v->fmt != NULL ? dtc_format_string(v->fmt) :
+		cstr(o, "format", v->fmt != NULL ? dtc_format_string(v->fmt) :
 		    NULL);
 		KEY(o, "aggregations");
 		O(o, arr_begin);

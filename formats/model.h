@@ -50,9 +50,32 @@ typedef struct model_ops {
 	void (*free)(model_out *o);
 } model_ops;
 
+/*
+ * Templates, for a builder whose maps cost more to build member by
+ * member than to copy (pyout.c; NULL in the others, which then get
+ * map_begin and every member).  map_tmpl(o, a, b) opens a map as
+ * map_begin does, and the builder may start it as a copy of the
+ * last map it made for the tag (a, b).  same(o, k, n, check) comes
+ * before a member whose value is a function of check alone (an
+ * integer's value, the address of a text that does not change while
+ * the reader lives): 1 when the copy holds k, with that check, as
+ * the next member (the caller then writes nothing for it), else 0
+ * and the caller writes key and value.  The builder checks every
+ * key against the template's order and builds member by member from
+ * where a map departs from it: a template can make a map slower,
+ * never different.  forget() drops the templates (at a BEGIN: a
+ * new reader's descriptions may sit where the last one's did).
+ */
+typedef struct model_tmpl_ops {
+	void (*map_tmpl)(model_out *o, const void *a, const void *b);
+	int (*same)(model_out *o, const char *k, size_t n, uint64_t check);
+	void (*forget)(model_out *o);
+} model_tmpl_ops;
+
 struct model_out {
 	const model_ops *ops;
 	FILE *fp;
+	const model_tmpl_ops *tmpl;    /* NULL: no templates */
 };
 
 /* Backends: a fresh builder writing lines to fp. */

@@ -31,6 +31,16 @@
 #include "pyout.h"
 
 #define CHUNK 256       /* lines finished per dtc_reader_consume call */
+/*
+ * and dicts and lists made: CPython collects its youngest generation
+ * once 700 more containers were made than freed.  The lines of a chunk
+ * are alive until the next one is filled (the list holds them), so 256
+ * lines of 7 containers made 2-3 collections a chunk, each going
+ * through every line still held (1,500 instructions an event, more
+ * than a tenth of it).  Chunks of fewer containers are freed before
+ * that count is reached, when the caller keeps no events.
+ */
+#define CHUNK_MADE 256
 /* a callback's "stop": neither a DTC_* return code nor DTC_EMIT_ABORT
  * (the model's "processing aborted"), which ends the capture */
 #define STOP 7
@@ -394,6 +404,7 @@ typedef struct {
 	dtc_reader *r;
 	void *model;
 	pyout_sink sink;          /* lines finished, not yet served */
+	size_t made;              /* dicts and lists made for them */
 	Py_ssize_t pos;           /* the next line of sink.lines to serve */
 	PyObject *errors;         /* DecodeError instances */
 	ext_errcap cap;
@@ -420,7 +431,8 @@ typedef struct {
 			return STOP; \
 		if (rc != 0) \
 			return rc; \
-		return PyList_GET_SIZE(x->sink.lines) >= CHUNK ? STOP : 0; \
+		return PyList_GET_SIZE(x->sink.lines) >= CHUNK || \
+		    x->made >= CHUNK_MADE ? STOP : 0; \
 	}
 EV_CB(ev_begin_, model_on_begin)
 EV_CB(ev_probe_end, model_on_probe_end)
@@ -575,6 +587,10 @@ Events_init(EventsObject *self, PyObject *args, PyObject *kw)
 		return -1;
 	po = pyout_new(&self->sink);
 	oo = pyout_new(&self->sink);
+	if (po != NULL)
+		pyout_count(po, &self->made);
+	if (oo != NULL)
+		pyout_count(oo, &self->made);
 	memset(&eo, 0, sizeof(eo));
 	if ((self->errfp = open_memstream(&self->errtext, &self->errlen)) ==
 	    NULL) {
@@ -644,6 +660,7 @@ fill(EventsObject *self)
 	    PyList_GET_SIZE(self->sink.lines), NULL) != 0)
 		return -1;
 	self->pos = 0;
+	self->made = 0;
 	while (!self->done && PyList_GET_SIZE(self->sink.lines) == 0) {
 		dtc_error where;
 

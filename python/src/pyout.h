@@ -36,5 +36,7 @@ void pyout_text_free(struct pyout_strslot *tab, size_t nslots);
 
 /* A builder appending to sink->lines; freed by its ops->free. */
 model_out *pyout_new(pyout_sink *sink);
+/* From now on o adds to *made the dicts and lists it makes. */
+void pyout_count(model_out *o, size_t *made);
 
 #endif
