@@ -84,7 +84,7 @@ kstr_(model_out *o, const char *k, size_t kn, const char *s)
 }
 
 /*
- * A member whose value is a function of check alone (model_ops.same):
+ * A member whose value is a function of check alone (model_tmpl_ops):
  * written only when the builder's template does not hold it already.
  * The members of a probe line and of its records that are the same on
  * every firing of an enabled probe are written so, their maps opened by
