@@ -173,6 +173,56 @@ conv_ctype(struct pfpiece *p, const struct pfconv *c)
 	}
 }
 
+/*
+ * The direct path's kind of a piece (printf_private.h, enum fastkind).
+ * Only what the general path would print without consulting the cap
+ * before the end of the piece: static widths and precisions, strings
+ * (whose padding only ever reads the 0 and - flags) and the integers
+ * int_plain writes by hand (no flag but -, no precision, no h).
+ */
+static void
+fast_kind(struct pfpiece *p)
+{
+	char c;
+
+	p->fast = FK_NONE;
+	p->fint = 0;
+	if (p->flags & (PF_DYNWIDTH | PF_DYNPREC | PF_AGG))
+		return;
+	switch (p->print) {
+	case PR_NONE:
+		p->fast = FK_TEXT;
+		return;
+	case PR_PCT:
+		p->fast = FK_PCT;
+		return;
+	case PR_CSTR:
+	case PR_INET:
+		p->fast = FK_STR;
+		return;
+	case PR_SINT:
+	case PR_UINT:
+	case PR_DINT:
+		break;
+	default:
+		return;
+	}
+	if ((p->flags & ~PF_LEFT) != 0 || p->prec > 0 || p->conv[0] == 'h' ||
+	    (p->argtype != AT_INT && p->argtype != AT_LONG &&
+	    p->argtype != AT_LLONG))
+		return;
+	c = p->conv[strlen(p->conv) - 1];
+	if (c == 'd' || c == 'i')
+		p->fint |= FI_SIGNED;
+	else if (c != 'u')
+		return;
+	if (p->print == PR_SINT)
+		p->fint |= FI_SEXT;
+	if (p->argtype == AT_INT)
+		p->fint |= FI_INT32;
+	p->fast = FK_INT;
+}
+
 static int
 parse_fail(dtc_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -357,6 +407,7 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 		pd->print = conv->print;
 		memcpy(pd->name, name, sizeof(pd->name));
 		conv_ctype(pd, conv);
+		fast_kind(pd);
 		if (conv->print != PR_PCT) {
 			nrecs += (pd->flags & PF_DYNWIDTH) != 0;
 			nrecs += (pd->flags & PF_DYNPREC) != 0;
@@ -370,7 +421,12 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 
 		pd->prefix = (uint32_t)q;
 		pd->preflen = (uint32_t)(len - q);
+		pd->fast = FK_TEXT;
 	}
+	f->fast = 1;
+	for (i = 0; i < f->npieces; i++)
+		if (f->pieces[i].fast == FK_NONE)
+			f->fast = 0;
 
 	/*
 	 * dt_printf_format returns the records it used, and the consumer

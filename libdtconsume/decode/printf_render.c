@@ -180,6 +180,35 @@ build_fmt(char *buf, size_t len, const struct pfspec *sp, const char *conv)
 }
 
 /*
+ * The decimal digits of u, backwards, ending at e; returns their start.
+ * Two digits a division, and 32-bit divisions once u fits in 32 bits:
+ * the value of a 64-bit record costs half the steps of one a digit.
+ */
+static inline char *
+udigits(char *e, uint64_t u)
+{
+	uint32_t v, r;
+
+	while (u > UINT32_MAX) {
+		r = (uint32_t)(u % 100);
+		u /= 100;
+		*--e = (char)('0' + r % 10);
+		*--e = (char)('0' + r / 10);
+	}
+	for (v = (uint32_t)u; v >= 100; v /= 100) {
+		r = v % 100;
+		*--e = (char)('0' + r % 10);
+		*--e = (char)('0' + r / 10);
+	}
+	if (v >= 10) {
+		*--e = (char)('0' + v % 10);
+		v /= 10;
+	}
+	*--e = (char)('0' + v);
+	return e;
+}
+
+/*
  * %d, %i and %u with at most a width and '-' (most integers printed),
  * written directly: the digits libc's vsnprintf gives, without building
  * a format for it per value.  0 when the conversion is not one of these.
@@ -213,10 +242,7 @@ int_plain(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp,
 	} else {
 		return 0;
 	}
-	do {
-		*--d = (char)('0' + u % 10);
-		u /= 10;
-	} while (u != 0);
+	d = udigits(e, u);
 	if (neg)
 		*--d = '-';
 	*rc = append(out, d, (size_t)(e - d)) != 0 ||
@@ -1138,6 +1164,160 @@ dtcp_msg_cap(const dtcp_capture *r)
 	return (uint64_t)v >= SIZE_MAX / 2 ? 0 : (size_t)v;
 }
 
+/* n bytes from p at o; a prefix is mostly a blank or a newline, for which
+ * a call to memcpy costs more than the copy */
+static inline char *
+put(char *o, const char *p, size_t n)
+{
+	if (n > 8) {
+		memcpy(o, p, n);
+		return o + n;
+	}
+	while (n-- > 0)
+		*o++ = *p++;
+	return o;
+}
+
+static inline char *
+fill(char *o, char c, size_t n)
+{
+	memset(o, c, n);
+	return o + n;
+}
+
+/* The bytes an FK_INT piece can take without its width: a sign and 20
+ * digits, rounded up to the block int_direct stores. */
+#define INT_BLOCK	24
+
+/*
+ * An FK_INT conversion at o, with room for width + INT_BLOCK bytes:
+ * pr_int then int_plain, with the normalization of a record (1).
+ */
+static inline char *
+int_direct(char *o, const struct pfpiece *p, uint64_t u, uint32_t size)
+{
+	char tmp[2 * INT_BLOCK], *e = tmp + INT_BLOCK, *d;
+	uint64_t x = u;
+	size_t n;
+	int neg = 0;
+
+	if ((p->fint & FI_SEXT) && size < 8)
+		x = (uint64_t)sext(u, size);
+	if (p->fint & FI_SIGNED) {
+		int64_t v = (p->fint & FI_INT32) ? (int32_t)(uint32_t)x :
+		    (int64_t)x;
+
+		neg = v < 0;
+		x = neg ? -(uint64_t)v : (uint64_t)v;
+	} else if (p->fint & FI_INT32) {
+		x = (uint32_t)x;
+	}
+	d = udigits(e, x);
+	if (neg)
+		*--d = '-';
+	n = (size_t)(e - d);
+	if ((size_t)p->width > n && !(p->flags & PF_LEFT))
+		o = fill(o, ' ', (size_t)p->width - n);
+	/* a whole block: a fixed-size copy, the bytes past n are
+	 * overwritten next or lie past the end of the message */
+	memcpy(o, d, INT_BLOCK);
+	o += n;
+	if ((size_t)p->width > n && (p->flags & PF_LEFT))
+		o = fill(o, ' ', (size_t)p->width - n);
+	return o;
+}
+
+/*
+ * The direct path of render(), for a format of fast pieces only
+ * (printf_compile.c, fast_kind): the same bytes as the general path,
+ * written into room reserved once per piece for the most the piece can
+ * take (known from the format and the record's size), instead of
+ * checking the buffer and the cap on every append.  1 when it printed
+ * the message, which then holds no more than cap bytes (0: no cap); 0
+ * when the message could pass the cap, a record is not what the
+ * conversion prints directly, or memory runs out: out is then as it
+ * was, and the general path prints the message, cuts it or fails.
+ */
+static int
+render_direct(const dtc_format *f, const dtc_value *args, uint32_t nargs,
+    dtc_buf *out, size_t cap)
+{
+	size_t start = out->len, end = cap == 0 || cap > SIZE_MAX - start ?
+	    SIZE_MAX : start + cap;
+	uint32_t i, rec = 0;
+
+	for (i = 0; i < f->npieces; i++) {
+		const struct pfpiece *p = &f->pieces[i];
+		const dtc_value *v = NULL;
+		size_t need = p->preflen, w = (size_t)p->width, n;
+		char *o;
+
+		switch (p->fast) {
+		case FK_TEXT:
+			break;
+		case FK_PCT:
+			need += 1;
+			break;
+		case FK_STR:
+		case FK_INT:
+			if (rec >= nargs)
+				goto general;
+			v = &args[rec++];
+			/* what choose_printer gives another printer */
+			if (v->data == NULL || v->kind == DTC_V_MOD ||
+			    v->kind == DTC_V_UMOD || v->action == DTC_ACT_MOD ||
+			    v->action == DTC_ACT_UMOD)
+				goto general;
+			if (p->fast == FK_STR) {
+				need += w > v->size ? w : v->size;
+				break;
+			}
+			if (v->size != 1 && v->size != 2 && v->size != 4 &&
+			    v->size != 8)
+				goto general;
+			/* the padding, then the block int_direct stores */
+			need += w + INT_BLOCK;
+			break;
+		default:
+			goto general;
+		}
+		/* the one test of the cap and the one of the buffer */
+		if (need > end - out->len || dtcp_buf_reserve(out, need) != 0)
+			goto general;
+		o = put(out->s + out->len, f->str + p->prefix, p->preflen);
+		switch (p->fast) {
+		case FK_PCT:
+			*o++ = '%';
+			break;
+		case FK_STR:
+			n = strnlen((const char *)v->data, v->size);
+			if (p->prec > 0 && n > (size_t)p->prec)
+				n = (size_t)p->prec;
+			if (w > n && !(p->flags & PF_LEFT))
+				o = fill(o, (p->flags & PF_ZPAD) ? '0' : ' ',
+				    w - n);
+			o = put(o, (const char *)v->data, n);
+			if (w > n && (p->flags & PF_LEFT))
+				o = fill(o, ' ', w - n);
+			break;
+		case FK_INT:
+			o = int_direct(o, p, dtcp_ldsz(v->data, v->size,
+			    v->swapped), v->size);
+			break;
+		}
+		out->len = (size_t)(o - out->s);
+	}
+	/* the block int_direct stores may lie past the end */
+	if (out->s != NULL)
+		out->s[out->len] = '\0';
+	return 1;
+general:
+	out->len = start;
+	if (out->s != NULL)
+		out->s[start] = '\0';
+	return 0;
+}
+
 /*
  * dt_printf_format: args are the records in order (printf arguments, or
  * printa keys); vals the aggregation values for %@ (printa only).  Text
@@ -1156,6 +1336,8 @@ render(const dtcp_capture *r, const dtc_format *f, const dtc_value *args,
 	size_t start = out->len, cap = dtcp_msg_cap(r), lim;
 	int rv;
 
+	if (f->fast && render_direct(f, args, nargs, out, cap))
+		return DTC_OK;
 	lim = cap == 0 || cap > SIZE_MAX - 2 - start ? SIZE_MAX :
 	    start + cap + 1;
 	for (i = 0; i < f->npieces && out->len < lim; i++) {
