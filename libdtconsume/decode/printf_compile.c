@@ -369,7 +369,8 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 	for (i = 0; i < len; i++)
 		npct += s[i] == '%';
 	max = npct + 1;
-	f = calloc(1, sizeof(*f) + max * sizeof(struct pfpiece) + len + 1);
+	f = calloc(1, sizeof(*f) + max * sizeof(struct pfpiece) + len + 1 +
+	    PF_STRPAD);
 	if (f == NULL) {
 		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1, NULL);
 		return NULL;
@@ -423,10 +424,23 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 		pd->preflen = (uint32_t)(len - q);
 		pd->fast = FK_TEXT;
 	}
+	/*
+	 * What the direct path reserves for a message, before the records'
+	 * sizes: a string prints at most max(width, size) <= width + size,
+	 * an integer max(width, 20) (a sign and 19 digits, or 20 digits).
+	 */
 	f->fast = 1;
-	for (i = 0; i < f->npieces; i++)
-		if (f->pieces[i].fast == FK_NONE)
+	for (i = 0; i < f->npieces; i++) {
+		const struct pfpiece *pd = &f->pieces[i];
+
+		f->fastmax += pd->preflen + (size_t)pd->width;
+		if (pd->fast == FK_NONE)
 			f->fast = 0;
+		else if (pd->fast == FK_PCT)
+			f->fastmax += 1;
+		else if (pd->fast == FK_INT)
+			f->fastmax += 20;
+	}
 
 	/*
 	 * dt_printf_format returns the records it used, and the consumer

@@ -103,13 +103,20 @@ struct pfpiece {
 	char name[8];			/* the D conversion name */
 };
 
+/* NULs after a format's text: the renderer copies a short prefix as one
+ * block of this size (printf_render.c, prefix). */
+#define PF_STRPAD	8
+
 struct dtc_format {
-	char *str;			/* the format, NUL-terminated */
+	char *str;			/* the format, NUL-terminated, then
+					 * PF_STRPAD more NULs */
 	uint32_t len;
 	uint32_t npieces;
 	uint32_t nrecs;			/* records a printf consumes */
 	int illumos;
 	int fast;			/* every piece has a fast kind */
+	size_t fastmax;			/* fast: the most its pieces print
+					 * but the bytes of string records */
 	struct pfpiece pieces[];	/* str follows the pieces */
 };
 

@@ -1164,20 +1164,6 @@ dtcp_msg_cap(const dtcp_capture *r)
 	return (uint64_t)v >= SIZE_MAX / 2 ? 0 : (size_t)v;
 }
 
-/* n bytes from p at o; a prefix is mostly a blank or a newline, for which
- * a call to memcpy costs more than the copy */
-static inline char *
-put(char *o, const char *p, size_t n)
-{
-	if (n > 8) {
-		memcpy(o, p, n);
-		return o + n;
-	}
-	while (n-- > 0)
-		*o++ = *p++;
-	return o;
-}
-
 static inline char *
 fill(char *o, char c, size_t n)
 {
@@ -1185,13 +1171,13 @@ fill(char *o, char c, size_t n)
 	return o + n;
 }
 
-/* The bytes an FK_INT piece can take without its width: a sign and 20
- * digits, rounded up to the block int_direct stores. */
+/* The bytes the direct path may store past a piece's output: a block of
+ * digits, or of a prefix (it needs no more than PF_STRPAD). */
 #define INT_BLOCK	24
 
 /*
- * An FK_INT conversion at o, with room for width + INT_BLOCK bytes:
- * pr_int then int_plain, with the normalization of a record (1).
+ * An FK_INT conversion at o, with room for max(width, 20) + INT_BLOCK
+ * bytes: pr_int then int_plain, with a record's normalization (1).
  */
 static inline char *
 int_direct(char *o, const struct pfpiece *p, uint64_t u, uint32_t size)
@@ -1218,7 +1204,7 @@ int_direct(char *o, const struct pfpiece *p, uint64_t u, uint32_t size)
 	n = (size_t)(e - d);
 	if ((size_t)p->width > n && !(p->flags & PF_LEFT))
 		o = fill(o, ' ', (size_t)p->width - n);
-	/* a whole block: a fixed-size copy, the bytes past n are
+	/* a whole block, a fixed-size copy: the bytes past n are
 	 * overwritten next or lie past the end of the message */
 	memcpy(o, d, INT_BLOCK);
 	o += n;
@@ -1227,94 +1213,118 @@ int_direct(char *o, const struct pfpiece *p, uint64_t u, uint32_t size)
 	return o;
 }
 
+/* The prefix of p at o: a block of PF_STRPAD bytes (the format's text
+ * is followed by as many NULs) where it fits in one, as most prefixes
+ * (a blank, a newline) do, rather than a call to memcpy. */
+static inline char *
+prefix(char *o, const dtc_format *f, const struct pfpiece *p)
+{
+	if (p->preflen <= PF_STRPAD)
+		memcpy(o, f->str + p->prefix, PF_STRPAD);
+	else
+		memcpy(o, f->str + p->prefix, p->preflen);
+	return o + p->preflen;
+}
+
 /*
- * The direct path of render(), for a format of fast pieces only
- * (printf_compile.c, fast_kind): the same bytes as the general path,
- * written into room reserved once per piece for the most the piece can
- * take (known from the format and the record's size), instead of
- * checking the buffer and the cap on every append.  1 when it printed
- * the message, which then holds no more than cap bytes (0: no cap); 0
- * when the message could pass the cap, a record is not what the
- * conversion prints directly, or memory runs out: out is then as it
- * was, and the general path prints the message, cuts it or fails.
+ * The direct path of a printf message, for a format of fast pieces only
+ * (printf_compile.c, fast_kind): the same bytes as render(), written into
+ * room taken once for the most the message can print (known from the
+ * format and its records' sizes), where render() checks the buffer and
+ * the cap on every append.  1 when it printed the message, which then has
+ * no more than cap bytes (cap 0: none); 0 when the message could pass the
+ * cap, a record is not one it prints, or memory runs out: out is then as
+ * it was, and render() prints the message, cuts it or fails.
  */
 static int
 render_direct(const dtc_format *f, const dtc_value *args, uint32_t nargs,
     dtc_buf *out, size_t cap)
 {
-	size_t start = out->len, end = cap == 0 || cap > SIZE_MAX - start ?
-	    SIZE_MAX : start + cap;
+	size_t start = out->len, need = f->fastmax;
 	uint32_t i, rec = 0;
+	char *o;
 
+	/* the records' sizes: a string's bounds it, an integer's is more
+	 * than it needs; then the one test of the cap and the one of the
+	 * buffer, which also takes the blocks stored past the end */
+	for (i = 0; i < nargs; i++)
+		need += args[i].size;
+	if ((cap != 0 && need > cap) ||
+	    dtcp_buf_reserve(out, need + INT_BLOCK) != 0)
+		return 0;
+	o = out->s + start;
 	for (i = 0; i < f->npieces; i++) {
 		const struct pfpiece *p = &f->pieces[i];
 		const dtc_value *v = NULL;
-		size_t need = p->preflen, w = (size_t)p->width, n;
-		char *o;
+		size_t w = (size_t)p->width, n, lim;
+		const char *d;
+		uint64_t u;
 
+		if (p->fast >= FK_STR) {
+			/* a record, and not one that choose_printer gives
+			 * another printer (mod(), umod()) */
+			if (rec >= nargs)
+				goto general;
+			v = &args[rec++];
+			if (v->kind == DTC_V_MOD || v->kind == DTC_V_UMOD ||
+			    v->action == DTC_ACT_MOD ||
+			    v->action == DTC_ACT_UMOD)
+				goto general;
+		}
+		o = prefix(o, f, p);
 		switch (p->fast) {
 		case FK_TEXT:
 			break;
 		case FK_PCT:
-			need += 1;
+			*o++ = '%';
 			break;
 		case FK_STR:
-		case FK_INT:
-			if (rec >= nargs)
+			/* pr_cstr: up to the first NUL, then pad_to */
+			if (v->data == NULL && v->size != 0)
 				goto general;
-			v = &args[rec++];
-			/* what choose_printer gives another printer */
-			if (v->data == NULL || v->kind == DTC_V_MOD ||
-			    v->kind == DTC_V_UMOD || v->action == DTC_ACT_MOD ||
-			    v->action == DTC_ACT_UMOD)
-				goto general;
-			if (p->fast == FK_STR) {
-				need += w > v->size ? w : v->size;
+			d = (const char *)v->data;
+			lim = p->prec > 0 && (size_t)p->prec < v->size ?
+			    (size_t)p->prec : v->size;
+			if (w != 0 && !(p->flags & PF_LEFT)) {
+				n = lim != 0 ? strnlen(d, lim) : 0;
+				if (w > n)
+					o = fill(o, (p->flags & PF_ZPAD) ?
+					    '0' : ' ', w - n);
+				if (n != 0)
+					memcpy(o, d, n);
+				o += n;
 				break;
 			}
-			if (v->size != 1 && v->size != 2 && v->size != 4 &&
-			    v->size != 8)
+			/* names and paths are short: copied as scanned */
+			for (n = 0; n < lim && d[n] != '\0'; n++)
+				o[n] = d[n];
+			o += n;
+			if (w > n)
+				o = fill(o, ' ', w - n);
+			break;
+		case FK_INT:
+			/* pr_int: arg_from_value's bytes, arg_uint's sizes */
+			if ((v->size != 1 && v->size != 2 && v->size != 4 &&
+			    v->size != 8) || (v->data == NULL &&
+			    v->kind != DTC_V_INT))
 				goto general;
-			/* the padding, then the block int_direct stores */
-			need += w + INT_BLOCK;
+			if (v->data != NULL)
+				u = dtcp_ldsz(v->data, v->size, v->swapped);
+			else
+				u = v->size == 8 ? v->u :
+				    v->u & ((1ULL << (8 * v->size)) - 1);
+			o = int_direct(o, p, u, v->size);
 			break;
 		default:
 			goto general;
 		}
-		/* the one test of the cap and the one of the buffer */
-		if (need > end - out->len || dtcp_buf_reserve(out, need) != 0)
-			goto general;
-		o = put(out->s + out->len, f->str + p->prefix, p->preflen);
-		switch (p->fast) {
-		case FK_PCT:
-			*o++ = '%';
-			break;
-		case FK_STR:
-			n = strnlen((const char *)v->data, v->size);
-			if (p->prec > 0 && n > (size_t)p->prec)
-				n = (size_t)p->prec;
-			if (w > n && !(p->flags & PF_LEFT))
-				o = fill(o, (p->flags & PF_ZPAD) ? '0' : ' ',
-				    w - n);
-			o = put(o, (const char *)v->data, n);
-			if (w > n && (p->flags & PF_LEFT))
-				o = fill(o, ' ', w - n);
-			break;
-		case FK_INT:
-			o = int_direct(o, p, dtcp_ldsz(v->data, v->size,
-			    v->swapped), v->size);
-			break;
-		}
-		out->len = (size_t)(o - out->s);
 	}
-	/* the block int_direct stores may lie past the end */
-	if (out->s != NULL)
-		out->s[out->len] = '\0';
+	out->len = (size_t)(o - out->s);
+	/* the blocks stored may lie past the end */
+	*o = '\0';
 	return 1;
 general:
-	out->len = start;
-	if (out->s != NULL)
-		out->s[start] = '\0';
+	out->s[start] = '\0';
 	return 0;
 }
 
@@ -1336,8 +1346,6 @@ render(const dtcp_capture *r, const dtc_format *f, const dtc_value *args,
 	size_t start = out->len, cap = dtcp_msg_cap(r), lim;
 	int rv;
 
-	if (f->fast && render_direct(f, args, nargs, out, cap))
-		return DTC_OK;
 	lim = cap == 0 || cap > SIZE_MAX - 2 - start ? SIZE_MAX :
 	    start + cap + 1;
 	for (i = 0; i < f->npieces && out->len < lim; i++) {
@@ -1454,6 +1462,9 @@ dtc_capture_printf_render(const dtcp_capture *r, const dtc_value *v,
 		    "printf record without a format");
 		return DTC_FAILED;
 	}
+	if (v->fmt->fast && render_direct(v->fmt, v->args, v->nargs, out,
+	    dtcp_msg_cap(r)))
+		return DTC_OK;
 	return render(r, v->fmt, v->args, v->nargs, NULL, 0, out,
 	    act_what(v->action), err);
 }
@@ -1471,6 +1482,9 @@ dtc_capture_printa_render(const dtcp_capture *r, const dtc_aggprint *ap,
 	}
 	var = row->var != NULL ? row->var : (ap->nvars > 0 ? &ap->vars[0] :
 	    NULL);
+	if (ap->fmt->fast && render_direct(ap->fmt, row->keys, var != NULL ?
+	    var->nkeys : 0, out, dtcp_msg_cap(r)))
+		return DTC_OK;
 	return render(r, ap->fmt, row->keys, var != NULL ? var->nkeys : 0,
 	    row->vals, ap->nvars, out, "printa()", err);
 }
