@@ -425,7 +425,7 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 		pd->fast = FK_TEXT;
 	}
 	/*
-	 * What the direct path reserves for a message, before the records'
+	 * What the direct path reserves for a message before its strings'
 	 * sizes: a string prints at most max(width, size) <= width + size,
 	 * an integer max(width, 20) (a sign and 19 digits, or 20 digits).
 	 */

@@ -179,30 +179,39 @@ build_fmt(char *buf, size_t len, const struct pfspec *sp, const char *conv)
 	snprintf(f, len - (size_t)(f - buf), "%s", conv);
 }
 
+/* "00" to "99": two digits a division.  (formats/digits.h has the same
+ * table for the emitters; the library may not include the formats'
+ * headers, see cmd/tests/layers.sh.) */
+#define PAIRS(t) { t, '0' }, { t, '1' }, { t, '2' }, { t, '3' }, \
+	{ t, '4' }, { t, '5' }, { t, '6' }, { t, '7' }, { t, '8' }, { t, '9' }
+static const char pairs[100][2] = {
+	PAIRS('0'), PAIRS('1'), PAIRS('2'), PAIRS('3'), PAIRS('4'),
+	PAIRS('5'), PAIRS('6'), PAIRS('7'), PAIRS('8'), PAIRS('9')
+};
+#undef PAIRS
+
 /*
  * The decimal digits of u, backwards, ending at e; returns their start.
- * Two digits a division, and 32-bit divisions once u fits in 32 bits:
- * the value of a 64-bit record costs half the steps of one a digit.
+ * Two digits a division, and 32-bit divisions once u fits in 32 bits.
  */
 static inline char *
 udigits(char *e, uint64_t u)
 {
-	uint32_t v, r;
+	uint32_t v;
 
 	while (u > UINT32_MAX) {
-		r = (uint32_t)(u % 100);
+		e -= 2;
+		memcpy(e, pairs[u % 100], 2);
 		u /= 100;
-		*--e = (char)('0' + r % 10);
-		*--e = (char)('0' + r / 10);
 	}
 	for (v = (uint32_t)u; v >= 100; v /= 100) {
-		r = v % 100;
-		*--e = (char)('0' + r % 10);
-		*--e = (char)('0' + r / 10);
+		e -= 2;
+		memcpy(e, pairs[v % 100], 2);
 	}
 	if (v >= 10) {
-		*--e = (char)('0' + v % 10);
-		v /= 10;
+		e -= 2;
+		memcpy(e, pairs[v], 2);
+		return e;
 	}
 	*--e = (char)('0' + v);
 	return e;
@@ -1244,11 +1253,9 @@ render_direct(const dtc_format *f, const dtc_value *args, uint32_t nargs,
 	uint32_t i, rec = 0;
 	char *o;
 
-	/* the records' sizes: a string's bounds it, an integer's is more
-	 * than it needs; then the one test of the cap and the one of the
-	 * buffer, which also takes the blocks stored past the end */
-	for (i = 0; i < nargs; i++)
-		need += args[i].size;
+	/* the one test of the cap and the one of the buffer (which also
+	 * takes the blocks stored past the end) for all but the strings,
+	 * then one more of each for every string, whose size bounds it */
 	if ((cap != 0 && need > cap) ||
 	    dtcp_buf_reserve(out, need + INT_BLOCK) != 0)
 		return 0;
@@ -1282,6 +1289,13 @@ render_direct(const dtc_format *f, const dtc_value *args, uint32_t nargs,
 			/* pr_cstr: up to the first NUL, then pad_to */
 			if (v->data == NULL && v->size != 0)
 				goto general;
+			need += v->size;
+			if (cap != 0 && need > cap)
+				goto general;
+			n = (size_t)(o - out->s);
+			if (dtcp_buf_reserve(out, need + INT_BLOCK) != 0)
+				goto general;
+			o = out->s + n;
 			d = (const char *)v->data;
 			lim = p->prec > 0 && (size_t)p->prec < v->size ?
 			    (size_t)p->prec : v->size;
