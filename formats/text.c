@@ -1539,7 +1539,9 @@ record(const dtc_event *ev, void *arg)
 		print_symbolic(st, r, v);
 		break;
 	case DTC_V_PRINTF:
-		dtc_buf_reset(&st->buf);
+		/* dtc_buf_reset without the call: the renderer writes from
+		 * len and terminates what it writes */
+		st->buf.len = 0;
 		if (st->perr.code != DTC_E_NONE)
 			dtc_error_clear(&st->perr);
 		rc = dtc_reader_printf_render(r, v, &st->buf, &st->perr);

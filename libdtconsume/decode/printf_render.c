@@ -31,6 +31,18 @@
  * output a prefix of dtrace's, so what comes before the cut is still
  * exact.  Below the cap, and with maxmsgsize=0 (no cap), widths and
  * precisions are libdtrace's ints, and the output is dtrace's.
+ *
+ * Most messages cannot reach the cap, and checking it (and the buffer)
+ * on every append was most of what printing them cost.  A format made
+ * only of text, %s and plain integers (%d %i %u, l, ll; a static width,
+ * '-', for strings also '0' and a precision: printf_compile.c marks it)
+ * has a bound known before it is printed: the format's text and
+ * integers' widest (printf_compile.c sums them once) plus its strings'
+ * record sizes.  render_direct checks that bound against the cap and
+ * reserves it, once for the format and once more per string, then
+ * writes without further checks; a message whose bound passes the cap,
+ * or a record it does not print (mod(), a missing one, a bad size),
+ * goes to render() from its start, which cuts or fails as above.
  */
 #include "config.h"
 
@@ -1245,7 +1257,7 @@ prefix(char *o, const dtc_format *f, const struct pfpiece *p)
  * cap, a record is not one it prints, or memory runs out: out is then as
  * it was, and render() prints the message, cuts it or fails.
  */
-static int
+static inline int
 render_direct(const dtc_format *f, const dtc_value *args, uint32_t nargs,
     dtc_buf *out, size_t cap)
 {
