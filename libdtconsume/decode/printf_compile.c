@@ -178,7 +178,8 @@ conv_ctype(struct pfpiece *p, const struct pfconv *c)
  * Only what the general path would print without consulting the cap
  * before the end of the piece: static widths and precisions, strings
  * (whose padding only ever reads the 0 and - flags) and the integers
- * int_plain writes by hand (no flag but -, no precision, no h).
+ * int_plain writes by hand (no flag but -, no precision, no h), and
+ * with the same rules %x and %X, which libc would print.
  */
 static void
 fast_kind(struct pfpiece *p)
@@ -214,6 +215,10 @@ fast_kind(struct pfpiece *p)
 	c = p->conv[strlen(p->conv) - 1];
 	if (c == 'd' || c == 'i')
 		p->fint |= FI_SIGNED;
+	else if (c == 'x')
+		p->fint |= FI_HEX;
+	else if (c == 'X')
+		p->fint |= FI_HEX | FI_UPPER;
 	else if (c != 'u')
 		return;
 	if (p->print == PR_SINT)

@@ -82,13 +82,15 @@ enum fastkind {
 	FK_TEXT,	/* the prefix alone */
 	FK_PCT,		/* %% */
 	FK_STR,		/* %s (and FreeBSD's %I): no dynamic width or precision */
-	FK_INT		/* %d %i %u, l and ll: int_plain's conversions */
+	FK_INT		/* %d %i %u %x %X, l and ll, no flag but - */
 };
 
 /* FK_INT: what pr_int and int_plain do with the record's bits */
 #define FI_SEXT		0x1	/* the printer sign-extends the record */
 #define FI_SIGNED	0x2	/* the conversion prints it signed */
 #define FI_INT32	0x4	/* libc takes it as a 32-bit int */
+#define FI_HEX		0x8	/* %x: hexadecimal */
+#define FI_UPPER	0x10	/* %X: in capitals */
 
 /* One piece of a compiled format: prefix text, then maybe a conversion. */
 struct pfpiece {

@@ -34,15 +34,15 @@
  *
  * Most messages cannot reach the cap, and checking it (and the buffer)
  * on every append was most of what printing them cost.  A format made
- * only of text, %s and plain integers (%d %i %u, l, ll; a static width,
- * '-', for strings also '0' and a precision: printf_compile.c marks it)
- * has a bound known before it is printed: the format's text and
- * integers' widest (printf_compile.c sums them once) plus its strings'
- * record sizes.  render_direct checks that bound against the cap and
- * reserves it, once for the format and once more per string, then
- * writes without further checks; a message whose bound passes the cap,
- * or a record it does not print (mod(), a missing one, a bad size),
- * goes to render() from its start, which cuts or fails as above.
+ * only of text, %s and plain integers (%d %i %u %x %X, l, ll; a static
+ * width, '-', for strings also '0' and a precision: printf_compile.c
+ * marks it) has a bound known before it is printed: the format's text
+ * and integers' widest (printf_compile.c sums them once) plus its
+ * strings' record sizes.  render_direct checks that bound against the
+ * cap and reserves it, once for the format and once more per string,
+ * then writes without further checks; a message whose bound passes the
+ * cap, or a record it does not print (mod(), a missing one, a bad
+ * size), goes to render() from its start, which cuts or fails as above.
  */
 #include "config.h"
 
@@ -1198,7 +1198,8 @@ fill(char *o, char c, size_t n)
 
 /*
  * An FK_INT conversion at o, with room for max(width, 20) + INT_BLOCK
- * bytes: pr_int then int_plain, with a record's normalization (1).
+ * bytes: pr_int then int_plain (or libc's %x, %X), with a record's
+ * normalization (1).
  */
 static inline char *
 int_direct(char *o, const struct pfpiece *p, uint64_t u, uint32_t size)
@@ -1219,7 +1220,18 @@ int_direct(char *o, const struct pfpiece *p, uint64_t u, uint32_t size)
 	} else if (p->fint & FI_INT32) {
 		x = (uint32_t)x;
 	}
-	d = udigits(e, x);
+	if (p->fint & FI_HEX) {
+		const char *hex = (p->fint & FI_UPPER) ? "0123456789ABCDEF" :
+		    "0123456789abcdef";
+
+		d = e;
+		do {
+			*--d = hex[x & 0xf];
+			x >>= 4;
+		} while (x != 0);
+	} else {
+		d = udigits(e, x);
+	}
 	if (neg)
 		*--d = '-';
 	n = (size_t)(e - d);

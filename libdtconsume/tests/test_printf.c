@@ -2313,6 +2313,7 @@ START_TEST(test_direct_path)
 		{ "%s %i %lli\n", 0, wl, 3, NULL, 0 },
 		{ "[%10s][%-10s][%010s][%.3s] %5d|%-5u|%lld|%-22lld|%li%%\n", 0,
 		    mixed, 9, NULL, 0 },
+		{ "%x|%-9X|%18llx|%d\n", 0, mixed + 4, 4, NULL, 0 },
 	};
 	size_t i;
 
@@ -2344,6 +2345,12 @@ START_TEST(test_direct_path)
 	PF_IS("[   42][42   ][  18446744073709551615][-9223372036854775808 ]",
 	    FBSD, "[%5d][%-5u][%22llu][%-21lld]", sw, sw, I(8, UINT64_MAX),
 	    B(&r8, 8));
+	/* hexadecimal: the value cut to the C type, as libc prints it */
+	PF_IS("fffffff6 FFF0 fffffffffffffff6 2a|  2a|2A  |0|", FBSD,
+	    "%x %X %lx %llx|%4x|%-4X|%x|", B(&r4, 4), B(&r2, 2),
+	    I(8, (uint64_t)-10), sw, sw, sw, I(1, 0));
+	PF_IS("fffffff6 8000000000000000|", ILLUMOS, "%x %llX|",
+	    I(8, (uint64_t)-10), B(&r8, 8));
 	/* strings: precision, width, the 0 flag, no NUL, empty */
 	PF_IS("[     hello][hello     ][00000hello][hel][   he][hello][]"
 	    "[abcdef]", FBSD, "[%10s][%-10s][%010s][%.3s][%5.2s][%s][%s][%-3s]",
