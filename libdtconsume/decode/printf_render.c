@@ -1196,6 +1196,20 @@ fill(char *o, char c, size_t n)
  * digits, or of a prefix (it needs no more than PF_STRPAD). */
 #define INT_BLOCK	24
 
+/* The hexadecimal digits of x, backwards, ending at e (%x, or %X):
+ * out of line, to keep int_direct's decimal path as short as it was. */
+static __attribute__((noinline)) char *
+xdigits(char *e, uint64_t x, int upper)
+{
+	const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+
+	do {
+		*--e = hex[x & 0xf];
+		x >>= 4;
+	} while (x != 0);
+	return e;
+}
+
 /*
  * An FK_INT conversion at o, with room for max(width, 20) + INT_BLOCK
  * bytes: pr_int then int_plain (or libc's %x, %X), with a record's
@@ -1207,7 +1221,6 @@ int_direct(char *o, const struct pfpiece *p, uint64_t u, uint32_t size)
 	char tmp[2 * INT_BLOCK], *e = tmp + INT_BLOCK, *d;
 	uint64_t x = u;
 	size_t n;
-	int neg = 0;
 
 	if ((p->fint & FI_SEXT) && size < 8)
 		x = (uint64_t)sext(u, size);
@@ -1215,25 +1228,15 @@ int_direct(char *o, const struct pfpiece *p, uint64_t u, uint32_t size)
 		int64_t v = (p->fint & FI_INT32) ? (int32_t)(uint32_t)x :
 		    (int64_t)x;
 
-		neg = v < 0;
-		x = neg ? -(uint64_t)v : (uint64_t)v;
-	} else if (p->fint & FI_INT32) {
-		x = (uint32_t)x;
-	}
-	if (p->fint & FI_HEX) {
-		const char *hex = (p->fint & FI_UPPER) ? "0123456789ABCDEF" :
-		    "0123456789abcdef";
-
-		d = e;
-		do {
-			*--d = hex[x & 0xf];
-			x >>= 4;
-		} while (x != 0);
+		d = udigits(e, v < 0 ? -(uint64_t)v : (uint64_t)v);
+		if (v < 0)
+			*--d = '-';
 	} else {
-		d = udigits(e, x);
+		if (p->fint & FI_INT32)
+			x = (uint32_t)x;
+		d = (p->fint & FI_HEX) ? xdigits(e, x, p->fint & FI_UPPER) :
+		    udigits(e, x);
 	}
-	if (neg)
-		*--d = '-';
 	n = (size_t)(e - d);
 	if ((size_t)p->width > n && !(p->flags & PF_LEFT))
 		o = fill(o, ' ', (size_t)p->width - n);
