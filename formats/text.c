@@ -229,11 +229,42 @@ ostrw(text_state *st, const char *s, size_t n, int width)
 	st->olen += n + pad;
 }
 
+/*
+ * A number's text: its n <= NUM_BLOCK bytes at p, in a buffer where
+ * NUM_BLOCK bytes can be read from p.  With room in the output buffer,
+ * the padding and the digits are stored as fixed-size blocks (bytes past
+ * the column are overwritten next, or never written out) instead of a
+ * memset and a memcpy of their lengths: a call each, per number.
+ */
+#define NUM_BLOCK	24
+#define PAD_BLOCK	32
+
+static inline void
+onum(text_state *st, const char *p, size_t n, int width)
+{
+	size_t w = (size_t)(width < 0 ? -(long)width : width);
+	size_t pad = n < w ? w - n : 0;
+	char *d = st->ob + st->olen;
+
+	if (pad > PAD_BLOCK || OBUF_SIZE - st->olen < PAD_BLOCK + NUM_BLOCK) {
+		ostrw(st, p, n, width);
+		return;
+	}
+	if (width >= 0) {
+		memset(d, ' ', PAD_BLOCK);
+		memcpy(d + pad, p, NUM_BLOCK);
+	} else {
+		memcpy(d, p, NUM_BLOCK);
+		memset(d + n, ' ', PAD_BLOCK);
+	}
+	st->olen += n + pad;
+}
+
 /* "%*lld" */
 static void
 olld(text_state *st, long long v, int width)
 {
-	char b[24], *e = b + sizeof(b), *p;
+	char b[2 * NUM_BLOCK], *e = b + NUM_BLOCK, *p;
 
 	if (v < 0) {
 		p = digits_u64(e, 0ULL - (unsigned long long)v);
@@ -241,29 +272,29 @@ olld(text_state *st, long long v, int width)
 	} else {
 		p = digits_u64(e, (unsigned long long)v);
 	}
-	ostrw(st, p, (size_t)(e - p), width);
+	onum(st, p, (size_t)(e - p), width);
 }
 
 /* "%*llu" */
 static void
 ollu(text_state *st, unsigned long long v, int width)
 {
-	char b[24], *e = b + sizeof(b), *p = digits_u64(e, v);
+	char b[2 * NUM_BLOCK], *e = b + NUM_BLOCK, *p = digits_u64(e, v);
 
-	ostrw(st, p, (size_t)(e - p), width);
+	onum(st, p, (size_t)(e - p), width);
 }
 
 /* "%*llx" (lower case) */
 static void
 ohex(text_state *st, unsigned long long v, int width)
 {
-	char b[24], *e = b + sizeof(b), *p = e;
+	char b[2 * NUM_BLOCK], *e = b + NUM_BLOCK, *p = e;
 
 	do {
 		*--p = "0123456789abcdef"[v & 0xf];
 		v >>= 4;
 	} while (v != 0);
-	ostrw(st, p, (size_t)(e - p), width);
+	onum(st, p, (size_t)(e - p), width);
 }
 
 /* Everything before a message on the error stream: keep the two streams
@@ -1479,7 +1510,12 @@ record(const dtc_event *ev, void *arg)
 	case DTC_V_INT:
 	case DTC_V_BYTES:
 	case DTC_V_OTHER:
-		st->rules->trace(st, ev, v);
+		/* the legacy printer called directly: inlined, where most
+		 * records are integers */
+		if (st->rules == &rules_legacy)
+			trace_legacy(st, ev, v);
+		else
+			st->rules->trace(st, ev, v);
 		break;
 	case DTC_V_MEMORY:
 		print_bytes(st, r, v->data, v->size, -33, ev->quiet, 1);
@@ -1503,7 +1539,9 @@ record(const dtc_event *ev, void *arg)
 		print_symbolic(st, r, v);
 		break;
 	case DTC_V_PRINTF:
-		dtc_buf_reset(&st->buf);
+		/* dtc_buf_reset without the call: the renderer writes from
+		 * len and terminates what it writes */
+		st->buf.len = 0;
 		if (st->perr.code != DTC_E_NONE)
 			dtc_error_clear(&st->perr);
 		rc = dtc_reader_printf_render(r, v, &st->buf, &st->perr);

@@ -45,6 +45,21 @@ void dtcp_error_vset(dtc_error *err, int code, const char *source,
     long long item, long long offset, int cpu, const char *fmt, va_list ap);
 
 /* ------------------------------------------------------------------ */
+/* buf.c                                                               */
+/* ------------------------------------------------------------------ */
+
+int dtcp_buf_grow(dtc_buf *b, size_t extra);
+
+/* Room in b for extra more bytes and the terminating NUL: 0, or -1 when
+ * out of memory.  Inline, so that a writer that knows how much a piece
+ * can take checks once and then stores its bytes without further tests. */
+static inline int
+dtcp_buf_reserve(dtc_buf *b, size_t extra)
+{
+	return extra < b->cap - b->len ? 0 : dtcp_buf_grow(b, extra);
+}
+
+/* ------------------------------------------------------------------ */
 /* zsource.c: the zstd frame layer (dtsnap(5), COMPRESSION)            */
 /* ------------------------------------------------------------------ */
 

@@ -4,6 +4,7 @@
  * only while the buffer is still growing to its working size.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,17 +33,25 @@ dtc_buf_reset(dtc_buf *b)
 		b->s[0] = '\0';
 }
 
-static int
-reserve(dtc_buf *b, size_t extra)
+/* The slow half of dtcp_buf_reserve (base.h): a buffer that must grow. */
+int
+dtcp_buf_grow(dtc_buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1, cap;
 	char *s;
 
+	if (extra > SIZE_MAX - 1 - b->len)
+		return -1;
 	if (need <= b->cap)
 		return 0;
 	cap = b->cap ? b->cap : 256;
-	while (cap < need)
+	while (cap < need) {
+		if (cap > SIZE_MAX / 2) {
+			cap = need;
+			break;
+		}
 		cap *= 2;
+	}
 	if ((s = realloc(b->s, cap)) == NULL)
 		return -1;
 	b->s = s;
@@ -53,7 +62,7 @@ reserve(dtc_buf *b, size_t extra)
 int
 dtc_buf_append(dtc_buf *b, const void *p, size_t n)
 {
-	if (reserve(b, n) != 0)
+	if (dtcp_buf_reserve(b, n) != 0)
 		return -1;
 	memcpy(b->s + b->len, p, n);
 	b->len += n;
@@ -74,7 +83,7 @@ dtc_buf_printf(dtc_buf *b, const char *fmt, ...)
 	if (n < 0)
 		return -1;
 	if ((size_t)n >= room) {
-		if (reserve(b, (size_t)n) != 0)
+		if (dtcp_buf_reserve(b, (size_t)n) != 0)
 			return -1;
 		va_start(ap, fmt);
 		vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);

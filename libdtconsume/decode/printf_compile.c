@@ -173,6 +173,61 @@ conv_ctype(struct pfpiece *p, const struct pfconv *c)
 	}
 }
 
+/*
+ * The direct path's kind of a piece (printf_private.h, enum fastkind).
+ * Only what the general path would print without consulting the cap
+ * before the end of the piece: static widths and precisions, strings
+ * (whose padding only ever reads the 0 and - flags) and the integers
+ * int_plain writes by hand (no flag but -, no precision, no h), and
+ * with the same rules %x and %X, which libc would print.
+ */
+static void
+fast_kind(struct pfpiece *p)
+{
+	char c;
+
+	p->fast = FK_NONE;
+	p->fint = 0;
+	if (p->flags & (PF_DYNWIDTH | PF_DYNPREC | PF_AGG))
+		return;
+	switch (p->print) {
+	case PR_NONE:
+		p->fast = FK_TEXT;
+		return;
+	case PR_PCT:
+		p->fast = FK_PCT;
+		return;
+	case PR_CSTR:
+	case PR_INET:
+		p->fast = FK_STR;
+		return;
+	case PR_SINT:
+	case PR_UINT:
+	case PR_DINT:
+		break;
+	default:
+		return;
+	}
+	if ((p->flags & ~PF_LEFT) != 0 || p->prec > 0 || p->conv[0] == 'h' ||
+	    (p->argtype != AT_INT && p->argtype != AT_LONG &&
+	    p->argtype != AT_LLONG))
+		return;
+	c = p->conv[strlen(p->conv) - 1];
+	if (c == 'd' || c == 'i')
+		p->fint |= FI_SIGNED;
+	else if (c == 'x')
+		p->fint |= FI_HEX;
+	else if (c == 'X')
+		p->fint |= FI_HEX | FI_UPPER;
+	else if (c != 'u')
+		return;
+	if (p->print == PR_SINT)
+		p->fint |= FI_SEXT;
+	if (p->argtype == AT_INT)
+		p->fint |= FI_INT32;
+	p->fast = FK_INT;
+}
+
 static int
 parse_fail(dtc_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -319,7 +374,8 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 	for (i = 0; i < len; i++)
 		npct += s[i] == '%';
 	max = npct + 1;
-	f = calloc(1, sizeof(*f) + max * sizeof(struct pfpiece) + len + 1);
+	f = calloc(1, sizeof(*f) + max * sizeof(struct pfpiece) + len + 1 +
+	    PF_STRPAD);
 	if (f == NULL) {
 		dtcp_error_set(err, DTC_E_NOMEM, NULL, -1, -1, -1, NULL);
 		return NULL;
@@ -357,6 +413,7 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 		pd->print = conv->print;
 		memcpy(pd->name, name, sizeof(pd->name));
 		conv_ctype(pd, conv);
+		fast_kind(pd);
 		if (conv->print != PR_PCT) {
 			nrecs += (pd->flags & PF_DYNWIDTH) != 0;
 			nrecs += (pd->flags & PF_DYNPREC) != 0;
@@ -370,6 +427,24 @@ dtcp_format_compile(const char *s, size_t len, int illumos, dtc_error *err)
 
 		pd->prefix = (uint32_t)q;
 		pd->preflen = (uint32_t)(len - q);
+		pd->fast = FK_TEXT;
+	}
+	/*
+	 * What the direct path reserves for a message before its strings'
+	 * sizes: a string prints at most max(width, size) <= width + size,
+	 * an integer max(width, 20) (a sign and 19 digits, or 20 digits).
+	 */
+	f->fast = 1;
+	for (i = 0; i < f->npieces; i++) {
+		const struct pfpiece *pd = &f->pieces[i];
+
+		f->fastmax += pd->preflen + (size_t)pd->width;
+		if (pd->fast == FK_NONE)
+			f->fast = 0;
+		else if (pd->fast == FK_PCT)
+			f->fastmax += 1;
+		else if (pd->fast == FK_INT)
+			f->fastmax += 20;
 	}
 
 	/*

@@ -70,6 +70,28 @@ enum argtype {
 };
 
 
+/*
+ * How the renderer's direct path (printf_render.c, render_direct) writes a
+ * piece, decided when the format is compiled: the common conversions whose
+ * output is bounded by the format and the record's size alone, so that a
+ * message is checked against the cap and the buffer once per piece rather
+ * than per byte appended.  FK_NONE: only the general path can print it.
+ */
+enum fastkind {
+	FK_NONE = 0,
+	FK_TEXT,	/* the prefix alone */
+	FK_PCT,		/* %% */
+	FK_STR,		/* %s (and FreeBSD's %I): no dynamic width or precision */
+	FK_INT		/* %d %i %u %x %X, l and ll, no flag but - */
+};
+
+/* FK_INT: what pr_int and int_plain do with the record's bits */
+#define FI_SEXT		0x1	/* the printer sign-extends the record */
+#define FI_SIGNED	0x2	/* the conversion prints it signed */
+#define FI_INT32	0x4	/* libc takes it as a 32-bit int */
+#define FI_HEX		0x8	/* %x: hexadecimal */
+#define FI_UPPER	0x10	/* %X: in capitals */
+
 /* One piece of a compiled format: prefix text, then maybe a conversion. */
 struct pfpiece {
 	uint32_t prefix, preflen;	/* text before the conversion, in str */
@@ -77,16 +99,26 @@ struct pfpiece {
 	int32_t width, prec;		/* from the text; 0 = none */
 	uint8_t print;			/* enum printer; PR_NONE: text only */
 	uint8_t argtype;		/* enum argtype */
+	uint8_t fast;			/* enum fastkind */
+	uint8_t fint;			/* FI_*, for FK_INT */
 	char conv[4];			/* libc conversion (numbers) */
 	char name[8];			/* the D conversion name */
 };
 
+/* NULs after a format's text: the renderer copies a short prefix as one
+ * block of this size (printf_render.c, prefix). */
+#define PF_STRPAD	8
+
 struct dtc_format {
-	char *str;			/* the format, NUL-terminated */
+	char *str;			/* the format, NUL-terminated, then
+					 * PF_STRPAD more NULs */
 	uint32_t len;
 	uint32_t npieces;
 	uint32_t nrecs;			/* records a printf consumes */
 	int illumos;
+	int fast;			/* every piece has a fast kind */
+	size_t fastmax;			/* fast: the most its pieces print
+					 * but the bytes of string records */
 	struct pfpiece pieces[];	/* str follows the pieces */
 };
 

@@ -31,6 +31,18 @@
  * output a prefix of dtrace's, so what comes before the cut is still
  * exact.  Below the cap, and with maxmsgsize=0 (no cap), widths and
  * precisions are libdtrace's ints, and the output is dtrace's.
+ *
+ * Most messages cannot reach the cap, and checking it (and the buffer)
+ * on every append was most of what printing them cost.  A format made
+ * only of text, %s and plain integers (%d %i %u %x %X, l, ll; a static
+ * width, '-', for strings also '0' and a precision: printf_compile.c
+ * marks it) has a bound known before it is printed: the format's text
+ * and integers' widest (printf_compile.c sums them once) plus its
+ * strings' record sizes.  render_direct checks that bound against the
+ * cap and reserves it, once for the format and once more per string,
+ * then writes without further checks; a message whose bound passes the
+ * cap, or a record it does not print (mod(), a missing one, a bad
+ * size), goes to render() from its start, which cuts or fails as above.
  */
 #include "config.h"
 
@@ -179,6 +191,44 @@ build_fmt(char *buf, size_t len, const struct pfspec *sp, const char *conv)
 	snprintf(f, len - (size_t)(f - buf), "%s", conv);
 }
 
+/* "00" to "99": two digits a division.  (formats/digits.h has the same
+ * table for the emitters; the library may not include the formats'
+ * headers, see cmd/tests/layers.sh.) */
+#define PAIRS(t) { t, '0' }, { t, '1' }, { t, '2' }, { t, '3' }, \
+	{ t, '4' }, { t, '5' }, { t, '6' }, { t, '7' }, { t, '8' }, { t, '9' }
+static const char pairs[100][2] = {
+	PAIRS('0'), PAIRS('1'), PAIRS('2'), PAIRS('3'), PAIRS('4'),
+	PAIRS('5'), PAIRS('6'), PAIRS('7'), PAIRS('8'), PAIRS('9')
+};
+#undef PAIRS
+
+/*
+ * The decimal digits of u, backwards, ending at e; returns their start.
+ * Two digits a division, and 32-bit divisions once u fits in 32 bits.
+ */
+static inline char *
+udigits(char *e, uint64_t u)
+{
+	uint32_t v;
+
+	while (u > UINT32_MAX) {
+		e -= 2;
+		memcpy(e, pairs[u % 100], 2);
+		u /= 100;
+	}
+	for (v = (uint32_t)u; v >= 100; v /= 100) {
+		e -= 2;
+		memcpy(e, pairs[v % 100], 2);
+	}
+	if (v >= 10) {
+		e -= 2;
+		memcpy(e, pairs[v], 2);
+		return e;
+	}
+	*--e = (char)('0' + v);
+	return e;
+}
+
 /*
  * %d, %i and %u with at most a width and '-' (most integers printed),
  * written directly: the digits libc's vsnprintf gives, without building
@@ -213,10 +263,7 @@ int_plain(dtc_buf *out, const struct pfpiece *p, const struct pfspec *sp,
 	} else {
 		return 0;
 	}
-	do {
-		*--d = (char)('0' + u % 10);
-		u /= 10;
-	} while (u != 0);
+	d = udigits(e, u);
 	if (neg)
 		*--d = '-';
 	*rc = append(out, d, (size_t)(e - d)) != 0 ||
@@ -1138,6 +1185,190 @@ dtcp_msg_cap(const dtcp_capture *r)
 	return (uint64_t)v >= SIZE_MAX / 2 ? 0 : (size_t)v;
 }
 
+static inline char *
+fill(char *o, char c, size_t n)
+{
+	memset(o, c, n);
+	return o + n;
+}
+
+/* The bytes the direct path may store past a piece's output: a block of
+ * digits, or of a prefix (it needs no more than PF_STRPAD). */
+#define INT_BLOCK	24
+
+/* The hexadecimal digits of x, backwards, ending at e (%x, or %X):
+ * out of line, to keep int_direct's decimal path as short as it was. */
+static __attribute__((noinline)) char *
+xdigits(char *e, uint64_t x, int upper)
+{
+	const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+
+	do {
+		*--e = hex[x & 0xf];
+		x >>= 4;
+	} while (x != 0);
+	return e;
+}
+
+/*
+ * An FK_INT conversion at o, with room for max(width, 20) + INT_BLOCK
+ * bytes: pr_int then int_plain (or libc's %x, %X), with a record's
+ * normalization (1).
+ */
+static inline char *
+int_direct(char *o, const struct pfpiece *p, uint64_t u, uint32_t size)
+{
+	char tmp[2 * INT_BLOCK], *e = tmp + INT_BLOCK, *d;
+	uint64_t x = u;
+	size_t n;
+
+	if ((p->fint & FI_SEXT) && size < 8)
+		x = (uint64_t)sext(u, size);
+	if (p->fint & FI_SIGNED) {
+		int64_t v = (p->fint & FI_INT32) ? (int32_t)(uint32_t)x :
+		    (int64_t)x;
+
+		d = udigits(e, v < 0 ? -(uint64_t)v : (uint64_t)v);
+		if (v < 0)
+			*--d = '-';
+	} else {
+		if (p->fint & FI_INT32)
+			x = (uint32_t)x;
+		d = (p->fint & FI_HEX) ? xdigits(e, x, p->fint & FI_UPPER) :
+		    udigits(e, x);
+	}
+	n = (size_t)(e - d);
+	if ((size_t)p->width > n && !(p->flags & PF_LEFT))
+		o = fill(o, ' ', (size_t)p->width - n);
+	/* a whole block, a fixed-size copy: the bytes past n are
+	 * overwritten next or lie past the end of the message */
+	memcpy(o, d, INT_BLOCK);
+	o += n;
+	if ((size_t)p->width > n && (p->flags & PF_LEFT))
+		o = fill(o, ' ', (size_t)p->width - n);
+	return o;
+}
+
+/* The prefix of p at o: a block of PF_STRPAD bytes (the format's text
+ * is followed by as many NULs) where it fits in one, as most prefixes
+ * (a blank, a newline) do, rather than a call to memcpy. */
+static inline char *
+prefix(char *o, const dtc_format *f, const struct pfpiece *p)
+{
+	if (p->preflen <= PF_STRPAD)
+		memcpy(o, f->str + p->prefix, PF_STRPAD);
+	else
+		memcpy(o, f->str + p->prefix, p->preflen);
+	return o + p->preflen;
+}
+
+/*
+ * The direct path of a printf message, for a format of fast pieces only
+ * (printf_compile.c, fast_kind): the same bytes as render(), written into
+ * room taken once for the most the message can print (known from the
+ * format and its records' sizes), where render() checks the buffer and
+ * the cap on every append.  1 when it printed the message, which then has
+ * no more than cap bytes (cap 0: none); 0 when the message could pass the
+ * cap, a record is not one it prints, or memory runs out: out is then as
+ * it was, and render() prints the message, cuts it or fails.
+ */
+static inline int
+render_direct(const dtc_format *f, const dtc_value *args, uint32_t nargs,
+    dtc_buf *out, size_t cap)
+{
+	size_t start = out->len, need = f->fastmax;
+	uint32_t i, rec = 0;
+	char *o;
+
+	/* the one test of the cap and the one of the buffer (which also
+	 * takes the blocks stored past the end) for all but the strings,
+	 * then one more of each for every string, whose size bounds it */
+	if ((cap != 0 && need > cap) ||
+	    dtcp_buf_reserve(out, need + INT_BLOCK) != 0)
+		return 0;
+	o = out->s + start;
+	for (i = 0; i < f->npieces; i++) {
+		const struct pfpiece *p = &f->pieces[i];
+		const dtc_value *v = NULL;
+		size_t w = (size_t)p->width, n, lim;
+		const char *d;
+		uint64_t u;
+
+		if (p->fast >= FK_STR) {
+			/* a record, and not one that choose_printer gives
+			 * another printer (mod(), umod()) */
+			if (rec >= nargs)
+				goto general;
+			v = &args[rec++];
+			if (v->kind == DTC_V_MOD || v->kind == DTC_V_UMOD ||
+			    v->action == DTC_ACT_MOD ||
+			    v->action == DTC_ACT_UMOD)
+				goto general;
+		}
+		o = prefix(o, f, p);
+		switch (p->fast) {
+		case FK_TEXT:
+			break;
+		case FK_PCT:
+			*o++ = '%';
+			break;
+		case FK_STR:
+			/* pr_cstr: up to the first NUL, then pad_to */
+			if (v->data == NULL && v->size != 0)
+				goto general;
+			need += v->size;
+			if (cap != 0 && need > cap)
+				goto general;
+			n = (size_t)(o - out->s);
+			if (dtcp_buf_reserve(out, need + INT_BLOCK) != 0)
+				goto general;
+			o = out->s + n;
+			d = (const char *)v->data;
+			lim = p->prec > 0 && (size_t)p->prec < v->size ?
+			    (size_t)p->prec : v->size;
+			if (w != 0 && !(p->flags & PF_LEFT)) {
+				n = lim != 0 ? strnlen(d, lim) : 0;
+				if (w > n)
+					o = fill(o, (p->flags & PF_ZPAD) ?
+					    '0' : ' ', w - n);
+				if (n != 0)
+					memcpy(o, d, n);
+				o += n;
+				break;
+			}
+			/* names and paths are short: copied as scanned */
+			for (n = 0; n < lim && d[n] != '\0'; n++)
+				o[n] = d[n];
+			o += n;
+			if (w > n)
+				o = fill(o, ' ', w - n);
+			break;
+		case FK_INT:
+			/* pr_int: arg_from_value's bytes, arg_uint's sizes */
+			if ((v->size != 1 && v->size != 2 && v->size != 4 &&
+			    v->size != 8) || (v->data == NULL &&
+			    v->kind != DTC_V_INT))
+				goto general;
+			if (v->data != NULL)
+				u = dtcp_ldsz(v->data, v->size, v->swapped);
+			else
+				u = v->size == 8 ? v->u :
+				    v->u & ((1ULL << (8 * v->size)) - 1);
+			o = int_direct(o, p, u, v->size);
+			break;
+		default:
+			goto general;
+		}
+	}
+	out->len = (size_t)(o - out->s);
+	/* the blocks stored may lie past the end */
+	*o = '\0';
+	return 1;
+general:
+	out->s[start] = '\0';
+	return 0;
+}
+
 /*
  * dt_printf_format: args are the records in order (printf arguments, or
  * printa keys); vals the aggregation values for %@ (printa only).  Text
@@ -1272,6 +1503,9 @@ dtc_capture_printf_render(const dtcp_capture *r, const dtc_value *v,
 		    "printf record without a format");
 		return DTC_FAILED;
 	}
+	if (v->fmt->fast && render_direct(v->fmt, v->args, v->nargs, out,
+	    dtcp_msg_cap(r)))
+		return DTC_OK;
 	return render(r, v->fmt, v->args, v->nargs, NULL, 0, out,
 	    act_what(v->action), err);
 }
@@ -1289,6 +1523,9 @@ dtc_capture_printa_render(const dtcp_capture *r, const dtc_aggprint *ap,
 	}
 	var = row->var != NULL ? row->var : (ap->nvars > 0 ? &ap->vars[0] :
 	    NULL);
+	if (ap->fmt->fast && render_direct(ap->fmt, row->keys, var != NULL ?
+	    var->nkeys : 0, out, dtcp_msg_cap(r)))
+		return DTC_OK;
 	return render(r, ap->fmt, row->keys, var != NULL ? var->nkeys : 0,
 	    row->vals, ap->nvars, out, "printa()", err);
 }

@@ -2286,6 +2286,107 @@ START_TEST(test_cap_option)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* The direct path (printf_render.c, render_direct)                    */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A format of text, %s and plain integers is printed by the direct path
+ * when its message cannot pass the cap, by the general path otherwise
+ * (and when a record is not one the direct path prints).  Each message
+ * below is what libc and the legacy rules print (the literals; the
+ * narrow %d by errata E1 and dtrace-utils' signed %d); under every cap
+ * the message is a prefix of the whole one (check_prefixes: the whole
+ * one printed by the direct path, the cut ones by the general path).
+ */
+START_TEST(test_direct_path)
+{
+	char s1[32], s2[32], s3[32], s4[32], s5[32], s6[32], s7[32];
+	static const char full[5] = { 'h', 'e', 'l', 'l', 'o' };
+	uint8_t r1 = 0xfe;
+	uint16_t r2 = 0xfff0;
+	uint32_t r4 = 0xfffffff6, sw4 = 0x2a000000;
+	uint64_t r8 = (uint64_t)INT64_MIN, big = 36893671952ULL;
+	dtc_value sw = B(&sw4, 4), wl[3], mixed[9];
+	dtc_buf b;
+	dtc_error e;
+	const struct capcase cases[] = {
+		{ "%s %i %lli\n", 0, wl, 3, NULL, 0 },
+		{ "[%10s][%-10s][%010s][%.3s] %5d|%-5u|%lld|%-22lld|%li%%\n", 0,
+		    mixed, 9, NULL, 0 },
+		{ "%x|%-9X|%18llx|%d\n", 0, mixed + 4, 4, NULL, 0 },
+	};
+	size_t i;
+
+	sw.swapped = 1;		/* its bytes, reversed: 42 */
+	wl[0] = S(s1, "sshd");
+	wl[1] = B(&r4, 4);
+	wl[2] = B(&big, 8);
+	/* the printf workload's statement, both tables of conversions */
+	PF_IS("sshd -10 36893671952\n", FBSD, "%s %i %lli\n", wl[0], wl[1],
+	    wl[2]);
+	PF_IS("sshd -10 36893671952\n", ILLUMOS, "%s %i %lli\n", wl[0], wl[1],
+	    wl[2]);
+	/* narrow records: %d zero-extends (E1) but dtrace-utils' signs */
+	PF_IS("254 65520 -10|", FBSD, "%d %d %d|", B(&r1, 1), B(&r2, 2),
+	    B(&r4, 4));
+	PF_IS("-2 -16 -10|", DTCP_PRINTF_V2, "%d %d %d|", B(&r1, 1), B(&r2, 2),
+	    B(&r4, 4));
+	PF_IS("254 -10 -10|", ILLUMOS, "%u %ld %lld|", B(&r1, 1), B(&r4, 4),
+	    B(&r4, 4));
+	PF_IS("-16 -10 4294967286|", FBSD, "%ld %lld %lu|", B(&r2, 2),
+	    B(&r4, 4), B(&r4, 4));
+	/* the C type cuts or extends the value as va_arg does */
+	PF_IS("4294967286 18446744073709551606 -10 4294967286|", FBSD,
+	    "%u %llu %lld %lu|", B(&r4, 4), I(8, (uint64_t)-10),
+	    I(8, (uint64_t)-10), B(&r4, 4));
+	PF_IS("-9223372036854775808 9223372036854775808 0 -1|", FBSD,
+	    "%lld %llu %d %d|", B(&r8, 8), B(&r8, 8), B(&r8, 8),
+	    I(8, UINT64_MAX));
+	PF_IS("[   42][42   ][  18446744073709551615][-9223372036854775808 ]",
+	    FBSD, "[%5d][%-5u][%22llu][%-21lld]", sw, sw, I(8, UINT64_MAX),
+	    B(&r8, 8));
+	/* hexadecimal: the value cut to the C type, as libc prints it */
+	PF_IS("fffffff6 FFF0 fffffffffffffff6 2a|  2a|2A  |0|", FBSD,
+	    "%x %X %lx %llx|%4x|%-4X|%x|", B(&r4, 4), B(&r2, 2),
+	    I(8, (uint64_t)-10), sw, sw, sw, I(1, 0));
+	PF_IS("fffffff6 8000000000000000|", ILLUMOS, "%x %llX|",
+	    I(8, (uint64_t)-10), B(&r8, 8));
+	/* strings: precision, width, the 0 flag, no NUL, empty */
+	PF_IS("[     hello][hello     ][00000hello][hel][   he][hello][]"
+	    "[abcdef]", FBSD, "[%10s][%-10s][%010s][%.3s][%5.2s][%s][%s][%-3s]",
+	    S(s1, "hello"), S(s2, "hello"), S(s3, "hello"), S(s4, "hello"),
+	    S(s5, "hello"), B(full, 5), S(s6, ""), S(s7, "abcdef"));
+	PF_IS("100% sure\n", FBSD, "%d%% %s\n", I(4, 100), S(s1, "sure"));
+	PF_IS("", FBSD, "", I(4, 0));
+	PF_IS("no conversion\n", FBSD, "no conversion\n", I(4, 0));
+	/* a record too few: what came before stays, as in dtrace */
+	dtc_buf_init(&b);
+	ck_assert_int_eq(pf(&b, &e, "%s %d|", FBSD, (dtc_value[]){
+	    S(s1, "sshd") }, 1), DTC_FAILED);
+	ck_assert_int_eq(e.code, DTC_E_DMISMATCH);
+	ck_assert_str_eq(b.s, "sshd ");
+	/* a 3-byte record under %d: no integer */
+	ck_assert_int_eq(pf(&b, &e, "a%db", FBSD, (dtc_value[]){
+	    B(full, 3) }, 1), DTC_FAILED);
+	ck_assert_int_eq(e.code, DTC_E_DMISMATCH);
+	ck_assert_str_eq(b.s, "a");
+	dtc_buf_free(&b);
+
+	mixed[0] = S(s1, "hello");
+	mixed[1] = S(s2, "hello");
+	mixed[2] = S(s3, "hello");
+	mixed[3] = B(full, 5);
+	mixed[4] = B(&r4, 4);
+	mixed[5] = I(2, 7);
+	mixed[6] = B(&r8, 8);
+	mixed[7] = I(8, 12345);
+	mixed[8] = sw;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_prefixes(&cases[i]);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 
 static Suite *
 printf_suite(void)
@@ -2353,6 +2454,7 @@ printf_suite(void)
 	tcase_add_test(tc, test_cap_huge_widths);
 	tcase_add_test(tc, test_cap_default_and_lifted);
 	tcase_add_test(tc, test_cap_option);
+	tcase_add_test(tc, test_direct_path);
 	suite_add_tcase(s, tc);
 	return s;
 }
