@@ -457,14 +457,16 @@ ascii_escape(jout *j, unsigned char c)
  * jansson encodes it.  jansson escapes a character at a time and a
  * multibyte character never holds an ASCII byte, so the pieces make
  * exactly its encoding of the whole string; and the whole is valid
- * UTF-8 exactly when every run >= 0x80 is.  Returns 1 when one is not
- * (nothing sensible was written), 0 when done, -1 when out of memory.
+ * UTF-8 exactly when every run >= 0x80 is.  s[0..i) are plain (the
+ * caller's scan found them so, and need no second one).  Returns 1 when
+ * a run >= 0x80 is not UTF-8 (nothing sensible was written), 0 when
+ * done, -1 when out of memory.
  */
 static int
-pieces(jout *j, const char *s, size_t len)
+pieces(jout *j, const char *s, size_t len, size_t i)
 {
 	const unsigned char *b = (const unsigned char *)s;
-	size_t i = 0, k;
+	size_t k;
 	json_t *v;
 	char *p;
 
@@ -472,6 +474,8 @@ pieces(jout *j, const char *s, size_t len)
 		return -1;
 	*p = '"';
 	j->len++;
+	if (i > 0)
+		append(j, s, i);
 	while (i < len) {
 		for (k = i; k < len && plain[b[k]]; k++)
 			continue;
@@ -519,7 +523,7 @@ str(model_out *o, const char *s, size_t len)
 	if (!begin_value(j))
 		return;
 	mark = j->len;
-	if (pieces(j, s, len) != 1)
+	if (pieces(j, s, len, i) != 1)
 		return;
 	/* not UTF-8 (capture bytes are arbitrary): keep them readable as
 	 * Latin-1 rather than lose them */
@@ -536,7 +540,7 @@ str(model_out *o, const char *s, size_t len)
 			j->tmp[n++] = (char)(0x80 | (c & 0x3f));
 		}
 	}
-	if (pieces(j, j->tmp, n) == 1)
+	if (pieces(j, j->tmp, n, 0) == 1)
 		j->nomem = 1;
 }
 

@@ -163,19 +163,28 @@ dtc_capture_usym_lookup(const dtcp_capture *r, uint64_t pid, uint64_t addr,
 	return 1;
 }
 
-/* "0x%" PRIx64 */
+/* "0x%" PRIx64 written at p (at most 18 bytes); returns its end */
+static char *
+put_hex(char *p, uint64_t v)
+{
+	unsigned nd = v != 0 ? (67 - (unsigned)__builtin_clzll(v)) / 4 : 1;
+	char *e = p + 2 + nd, *q = e;
+
+	p[0] = '0';
+	p[1] = 'x';
+	do {
+		*--q = "0123456789abcdef"[v & 0xf];
+		v >>= 4;
+	} while (v != 0);
+	return e;
+}
+
 static void
 append_hex(dtc_buf *out, uint64_t v)
 {
-	char b[20], *p = b + sizeof(b);
+	char b[20];
 
-	do {
-		*--p = "0123456789abcdef"[v & 0xf];
-		v >>= 4;
-	} while (v != 0);
-	*--p = 'x';
-	*--p = '0';
-	dtc_buf_append(out, p, (size_t)(b + sizeof(b) - p));
+	dtc_buf_append(out, b, (size_t)(put_hex(b, v) - b));
 }
 
 /*
@@ -191,30 +200,62 @@ append_name(dtc_buf *out, const char *s, size_t lim)
 	dtc_buf_append(out, s, n);
 }
 
-/* Appends rather than dtc_buf_printf: this runs for every stack frame,
- * and vfprintf was a third of the time of a stack() capture's text. */
+/*
+ * Appends rather than dtc_buf_printf: this runs for every stack frame,
+ * and vfprintf was a third of the time of a stack() capture's text.  A
+ * text that fits SYM_LOCAL bytes is put together on the stack and
+ * appended once: five dtc_buf_append calls were 225 instructions a frame.
+ * Names as much of them as the cap leaves (append_name's rule): the
+ * module one byte past the cap at most, the symbol what is left of that.
+ */
+#define SYM_LOCAL 256
 static void
 sym_text(const dtcp_capture *r, const dtc_symbol *s, int found, uint64_t addr,
     int exact_only, dtc_buf *out)
 {
-	size_t cap = dtcp_msg_cap(r), lim;
+	size_t cap, max, mn, nn = 0;
 	const char *mod;
+	char b[SYM_LOCAL], *p;
+	int off;
 
 	if (!found) {
 		append_hex(out, addr);
 		return;
 	}
 	/* one byte past the cap: enough to tell a text that passed it */
-	lim = cap == 0 || cap > SIZE_MAX - 2 - out->len ? SIZE_MAX :
-	    out->len + cap + 1;
+	cap = dtcp_msg_cap(r);
+	max = cap == 0 ? SIZE_MAX : cap + 1;
 	mod = s->module != NULL ? s->module : "(null)";  /* as glibc's %s */
-	append_name(out, mod, lim);
+	mn = strnlen(mod, max);
+	if (s->name != NULL)
+		nn = strnlen(s->name, mn < max ? max - mn - 1 : 0);
+	off = s->name != NULL && !exact_only && addr != s->start;
+	/* module, "`", name, "+", and 18 bytes of "0x..." */
+	if (mn < sizeof(b) - 20 && nn < sizeof(b) - 20 - mn) {
+		p = b;
+		memcpy(p, mod, mn);
+		p += mn;
+		*p++ = '`';
+		if (s->name == NULL) {
+			p = put_hex(p, addr);
+		} else {
+			memcpy(p, s->name, nn);
+			p += nn;
+			if (off) {
+				*p++ = '+';
+				p = put_hex(p, addr - s->start);
+			}
+		}
+		dtc_buf_append(out, b, (size_t)(p - b));
+		return;
+	}
+	dtc_buf_append(out, mod, mn);
 	dtc_buf_append(out, "`", 1);
 	if (s->name == NULL) {
 		append_hex(out, addr);
 	} else {
-		append_name(out, s->name, lim);
-		if (!exact_only && addr != s->start) {
+		dtc_buf_append(out, s->name, nn);
+		if (off) {
 			dtc_buf_append(out, "+", 1);
 			append_hex(out, addr - s->start);
 		}

@@ -339,6 +339,34 @@ START_TEST(test_string_or_bytes)
 }
 END_TEST
 
+/* The padding after a string's NUL is checked by words of 32 and 8 bytes
+ * and an overlapping last word: every size from 1 to 100, every text
+ * length, a stray byte at every position of the padding (the rule: the
+ * record is a string only when all of the padding is NUL). */
+START_TEST(test_string_padding)
+{
+	uint8_t rec[100];
+	size_t n, t, k, len;
+
+	for (n = 1; n <= sizeof(rec); n++) {
+		for (t = 1; t <= n; t++) {
+			memset(rec, 0, sizeof(rec));
+			memset(rec, 'a', t);
+			len = 0;
+			ck_assert_int_eq(dtc_bytes_string(rec, n, &len), 1);
+			ck_assert_uint_eq(len, t);
+			for (k = t + 1; k < n; k++) {
+				rec[k] = 'x';
+				ck_assert_msg(dtc_bytes_string(rec, n, &len) == 0,
+				    "size %zu, text %zu, stray byte at %zu", n,
+				    t, k);
+				rec[k] = 0;
+			}
+		}
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -358,6 +386,7 @@ main(void)
 	tcase_add_test(tc, test_bad_oldest);
 	tcase_add_test(tc, test_decode_values);
 	tcase_add_test(tc, test_string_or_bytes);
+	tcase_add_test(tc, test_string_padding);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
